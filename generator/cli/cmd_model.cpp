@@ -1,0 +1,77 @@
+// strata model --arch A --op O --shape M,N,K [--top N]: the best tilings for one shape under the performance
+// model (templates/cost_model.h), with the modelled time broken down by level.
+#include <fmt/format.h>
+
+#include "analyze/model.h"
+#include "cli/commands.h"
+#include "cli/spec_options.h"
+#include "spec/arch_loader.h"
+#include "spec/op_loader.h"
+
+namespace strata::cli {
+namespace {
+
+std::string seconds(double s) {
+  if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
+  if (s >= 1e-6) return fmt::format("{:.3f} us", s * 1e6);
+  return fmt::format("{:.1f} ns", s * 1e9);
+}
+
+void print_breakdown(const Arch& arch, const SieveResult& sieve, const RankedTiling& t,
+                     const std::array<int64_t, kNumAxes>& shape) {
+  fmt::print("      {:<14} {:>14} {:>8} {:>6} {:>6} {:>11} {:>11} {:>11} {:>11}\n", "level", "tile", "n_temp",
+             "n_par", "waves", "load", "compute", "store", "exec");
+  const size_t levels = sieve.levels.size();
+  for (size_t l = 0; l <= levels; ++l) {
+    const auto& c = t.estimate.level[l];
+    const std::string name = l < levels ? fmt::format("L{} {}", l, arch.levels[l].name) : "problem";
+    const auto tile = l < levels ? sieve.levels[l].candidates[static_cast<size_t>(t.chain[l])].tile : shape;
+    fmt::print("      {:<14} {:>14} {:>8} {:>6} {:>6} {:>11} {:>11} {:>11} {:>11}\n", name, tile_string(tile),
+               c.n_temporal, c.n_parallel, c.waves, seconds(c.load_s), seconds(c.compute_s), seconds(c.store_s),
+               seconds(c.exec_s));
+  }
+}
+
+}  // namespace
+
+Command add_model_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("model", "Rank tilings for one shape with the performance model");
+  auto paths = std::make_shared<SpecPaths>();
+  auto shape_text = std::make_shared<std::string>();
+  auto top = std::make_shared<size_t>(5);
+  add_spec_options(*cmd, *paths);
+  cmd->add_option("--shape", *shape_text, "problem shape M,N,K (the implicit-GEMM axes for convolutions)")
+      ->required();
+  cmd->add_option("--top", *top, "how many tilings to print")->check(CLI::Range(1, 1000));
+  return {cmd, [paths, shape_text, top]() {
+            const auto shape = parse_shape(*shape_text);
+            const Arch arch = load_arch(paths->arch);
+            const Op op = load_op(paths->op);
+            const std::vector<SieveResult> results = run_sieve(arch, op);
+            const double flops = 2.0 * static_cast<double>(shape[0]) * static_cast<double>(shape[1]) *
+                                 static_cast<double>(shape[2]);
+            fmt::print("model: arch {}, op {}, shape m={} n={} k={} ({:.3g} GFLOP)\n", arch.name, op.name, shape[0],
+                       shape[1], shape[2], flops * 1e-9);
+            fmt::print("  level 0 is modelled (Eq. 3): no profile records are used by this command\n");
+            for (const auto& sieve : results) {
+              const auto machine = make_machine(arch, op, sieve);
+              const auto ranked = rank_tilings(machine, sieve, shape, *top);
+              fmt::print("  compute unit {}: {} candidates, launch {}\n", to_string(sieve.unit),
+                         sieve.total_candidates(), seconds(machine.launch_s));
+              for (size_t r = 0; r < ranked.size(); ++r) {
+                const RankedTiling& t = ranked[r];
+                std::string tiles;
+                for (size_t l = 0; l < t.chain.size(); ++l)
+                  tiles += (l ? " / " : "") +
+                           tile_string(sieve.levels[l].candidates[static_cast<size_t>(t.chain[l])].tile);
+                const double gflops = t.estimate.total_s > 0 ? flops / t.estimate.total_s * 1e-9 : 0;
+                fmt::print("    #{} {}  predicted {} ({:.1f} GFLOP/s)\n", r + 1, tiles, seconds(t.estimate.total_s),
+                           gflops);
+                print_breakdown(arch, sieve, t, shape);
+              }
+            }
+            return 0;
+          }};
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,22 @@
+// The strata subcommands. Each registers its options on the CLI11 app and runs when selected; main() turns
+// strata::Error into "strata: error: ..." and a non-zero exit.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace strata::cli {
+
+// A registered subcommand and the callback that runs it (after parsing), returning the exit code.
+struct Command {
+  CLI::App* app;
+  std::function<int()> run;
+};
+
+Command add_arch_command(CLI::App& app);
+Command add_sieve_command(CLI::App& app);
+Command add_model_command(CLI::App& app);
+Command add_check_command(CLI::App& app);
+
+}  // namespace strata::cli

@@ -1,0 +1,44 @@
+// strata: the command-line front end. A thin layer over the stage libraries (generator/<stage>/).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "strata_version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Strata: sample-free, architecture-guided kernel source generator", "strata"};
+  app.set_version_flag("--version", std::string("strata ") + STRATA_VERSION);
+  app.require_subcommand(1);
+  const std::vector<strata::cli::Command> commands = {
+      strata::cli::add_arch_command(app), strata::cli::add_sieve_command(app),
+      strata::cli::add_model_command(app), strata::cli::add_check_command(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "strata: error: %s\n", e.what());
+    std::fprintf(stderr, "Run 'strata --help' for usage.\n");
+    return 2;
+  }
+  try {
+    for (const auto& command : commands)
+      if (command.app->parsed()) return command.run();
+    return 2;
+  } catch (const strata::Error& e) {
+    std::fprintf(stderr, "strata: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    // Not expected: every input problem is a strata::Error. Still a message, never an abort.
+    std::fprintf(stderr, "strata: error: internal error: %s\n", e.what());
+    return 70;
+  }
+}

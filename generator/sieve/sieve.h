@@ -1,0 +1,59 @@
+// The hierarchical candidate sieve (Helix Algorithm 2).
+//
+// Level 0: register (CPU) or warp (GPU) tiles, enumerated under the register budget and filtered by the ISA.
+// Level L > 0: tiles that are per-axis integer multiples (from the level's `tile_multiples`) of a level L-1
+// candidate and fit the level's capacity (Eq. 1); the cross-layer map records, for every kept tile, the lower
+// candidates it composes. Every rejection is counted under the constraint that caused it, so
+// `strata sieve --explain` can say what removed what.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "spec/arch.h"
+#include "spec/op.h"
+
+namespace strata {
+
+struct Candidate {
+  std::array<int64_t, kNumAxes> tile{};  // m, n, k extents
+  int64_t footprint_bytes = 0;           // what Eq. 1 compared with the capacity
+  // Level 0 detail.
+  int registers = 0;    // CPU: vector registers; GPU: 32-bit registers per thread
+  int mma_index = -1;   // Tensor Cores: index into isa.mma
+  int thread_m = 0, thread_n = 0, warp_rows = 0, warp_cols = 0;  // CUDA cores: per-thread tile and warp layout
+  // GPU level 1 detail.
+  int stages = 1;
+  // Cross-layer map: indices of the level L-1 candidates this tile is a multiple of (sorted).
+  std::vector<int> children;
+};
+
+struct SieveLevel {
+  std::string name;
+  int64_t considered = 0;                  // initial candidates (L0) or (lower candidate, multiple) pairs (L>0)
+  std::map<std::string, int64_t> pruned;   // constraint -> rejected count
+  std::map<std::string, std::vector<std::string>> examples;  // constraint -> first few rejected tiles
+  std::vector<std::string> constraint_order;
+  std::vector<Candidate> candidates;       // sorted by (tile, mma, stages)
+  int64_t map_edges = 0;                   // total size of the cross-layer map
+};
+
+struct SieveResult {
+  ComputeUnit unit = ComputeUnit::cpu_fma;
+  double peak_gflops = 0;  // of the whole machine for this unit
+  std::vector<SieveLevel> levels;
+  int64_t total_candidates() const;
+};
+
+// Runs the sieve once for every compute unit of `arch` that can run `op` (matching input type). Throws
+// strata::Error naming the spec when the pair cannot work (no matching unit, no rKernel for the target, level
+// counts that differ).
+std::vector<SieveResult> run_sieve(const Arch& arch, const Op& op);
+
+// Human-readable description of a constraint key used in SieveLevel::pruned.
+std::string describe_constraint(const std::string& key);
+
+}  // namespace strata

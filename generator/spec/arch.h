@@ -1,0 +1,114 @@
+// The architecture descriptor as plain data: what archs/*.yaml says, validated. The field reference is
+// archs/REFERENCE.md; keep the two in step.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+
+namespace strata {
+
+enum class Target { x86_64, aarch64, cuda };
+enum class VectorIsa { avx2, avx512, neon, none };
+enum class Broadcast { memory, lane };
+enum class ComputeUnit { cpu_fma, cuda_core, tensor_core };
+enum class DataType { f32, f16, bf16 };
+enum class MemoryKind { registers, cache, shared, dram };
+enum class Analyzer { profile, model };
+
+struct MmaShape {
+  std::string name;
+  int m = 0, n = 0, k = 0;
+  DataType a = DataType::f16, b = DataType::f16, c = DataType::f32;
+};
+
+// Instruction-set facts for the level-0 sieve. CPU fields are meaningful for x86_64/aarch64, GPU fields for
+// cuda; the loader rejects keys that do not belong to the descriptor's target.
+struct IsaInfo {
+  // CPU
+  VectorIsa vector = VectorIsa::none;
+  int vector_bits = 0;
+  int vector_registers = 0;
+  int fma_latency_cycles = 0;
+  int fma_pipes = 0;
+  Broadcast fma_broadcast = Broadcast::memory;
+  // both
+  std::vector<int> k_unroll;
+  // CUDA
+  int sm = 0;
+  int warp_size = 0;
+  int registers_per_thread_max = 0;
+  int register_overhead_per_thread = 0;
+  int registers_per_sm = 0;
+  int64_t shared_memory_per_block_bytes = 0;
+  int threads_per_block_max = 0;
+  int warps_per_block_max = 0;
+  std::vector<int> pipeline_stages;
+  std::vector<MmaShape> mma;
+  std::string source;
+};
+
+struct ComputeSpec {
+  ComputeUnit unit = ComputeUnit::cpu_fma;
+  DataType input = DataType::f32;
+  double peak_gflops = 0;
+  std::string source;
+  SourcePos pos;
+};
+
+struct MemorySpec {
+  std::string name;
+  MemoryKind kind = MemoryKind::cache;
+  int64_t capacity_bytes = 0;
+  int shared_by = 1;
+  double bandwidth_gbps = 0;
+  double latency_ns = 0;
+  int line_bytes = 0;     // caches only, else 0
+  int associativity = 0;  // caches only, else 0
+  std::string source;
+  SourcePos pos;
+};
+
+struct LevelSpec {
+  std::string name;
+  std::string memory;  // name of a MemorySpec
+  int memory_index = -1;
+  int parallel_units = 1;
+  Analyzer analyzer = Analyzer::model;
+  std::vector<int> tile_multiples;  // empty for level 0
+  SourcePos pos;
+};
+
+struct Arch {
+  std::string file;         // path as given on the command line
+  std::string content_sha;  // sha256 of the file bytes, hex
+  std::string name;
+  std::string description;
+  Target target = Target::x86_64;
+  double clock_ghz = 0;
+  double launch_overhead_ns = 0;
+  std::string launch_source;
+  IsaInfo isa;
+  std::vector<ComputeSpec> compute;
+  std::vector<MemorySpec> memories;
+  std::vector<LevelSpec> levels;
+
+  bool is_gpu() const { return target == Target::cuda; }
+  const MemorySpec& memory_of(const LevelSpec& level) const { return memories.at(level.memory_index); }
+  const MemorySpec& outermost_memory() const { return memories.back(); }
+  // Product of parallel_units over levels 1..top: the number of level-0 execution units in the machine.
+  int64_t level0_units() const;
+};
+
+const char* to_string(Target t);
+const char* to_string(VectorIsa v);
+const char* to_string(Broadcast b);
+const char* to_string(ComputeUnit u);
+const char* to_string(DataType d);
+const char* to_string(MemoryKind k);
+const char* to_string(Analyzer a);
+int size_of(DataType d);
+
+}  // namespace strata

@@ -1,0 +1,83 @@
+// The operator spec as plain data: what ops/*.yaml says, validated. Field reference: ops/REFERENCE.md.
+//
+// Every operator is iterated as an implicit GEMM over the axes m, n, k (C[m,n] += A[m,k] * B[k,n]); `gemm_view`
+// says how the operator's own dimensions map onto those axes. The sieve and the model only see m, n, k.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "spec/arch.h"
+
+namespace strata {
+
+enum class OpKind { gemm, conv2d };
+enum class LoopType { PL, TNL, TRL };  // parallel, temporal non-reduction, temporal reduction
+enum class Layout { row_major, col_major };
+
+constexpr int kNumAxes = 3;
+enum Axis { kAxisM = 0, kAxisN = 1, kAxisK = 2 };
+const char* axis_name(int axis);
+
+// Optional facts about one runtime dimension; the generator may prune or specialise with them.
+struct DimFacts {
+  std::string name;
+  int64_t min = 0;
+  int64_t max = INT64_MAX;  // INT64_MAX: unbounded
+  int64_t multiple_of = 1;
+  SourcePos pos;
+};
+
+// One level of the rKernel (Helix Listing 1): loop type per axis and the fragments (template names) used.
+struct RKernelLevel {
+  std::array<LoopType, kNumAxes> loops{};
+  std::vector<std::string> load;
+  std::string compute;
+  std::string store;
+  SourcePos pos;
+};
+
+struct RKernel {
+  std::vector<RKernelLevel> levels;
+  SourcePos pos;
+};
+
+struct ConvParams {
+  std::array<int64_t, 2> stride{1, 1};
+  std::array<int64_t, 2> padding{0, 0};
+  std::array<int64_t, 2> dilation{1, 1};
+};
+
+struct Op {
+  std::string file;
+  std::string content_sha;
+  std::string name;
+  std::string description;
+  OpKind kind = OpKind::gemm;
+  DataType a_type = DataType::f32, b_type = DataType::f32, c_type = DataType::f32, accumulate = DataType::f32;
+  // GEMM operand storage: A is M x K, B is K x N, C is M x N; col_major stores the transpose.
+  Layout a_layout = Layout::row_major, b_layout = Layout::row_major, c_layout = Layout::row_major;
+  ConvParams conv;                           // conv2d only
+  std::vector<DimFacts> dims;                // the operator's runtime dimensions, in spec order
+  std::array<std::vector<std::string>, kNumAxes> gemm_view;  // dims (or derived dims) whose product is m, n, k
+  std::optional<RKernel> rkernel_cpu;
+  std::optional<RKernel> rkernel_cuda;
+
+  // Facts about m, n or k implied by the facts of the dims in its gemm_view.
+  DimFacts axis_facts(int axis) const;
+  const RKernel* rkernel_for(Target target) const;
+  // Bytes per element of the A, B, C operands (inputs A, B; output C).
+  int a_bytes() const { return size_of(a_type); }
+  int b_bytes() const { return size_of(b_type); }
+  int c_bytes() const { return size_of(c_type); }
+};
+
+const char* to_string(OpKind k);
+const char* to_string(LoopType t);
+const char* to_string(Layout l);
+
+}  // namespace strata

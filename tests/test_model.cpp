@@ -1,0 +1,156 @@
+// The performance model (templates/cost_model.h) against hand-computed values, and its monotonicity.
+#include <catch2/catch.hpp>
+
+#include "analyze/model.h"
+#include "cost_model.h"
+#include "spec/arch_loader.h"
+#include "spec/op_loader.h"
+#include "spec_fixtures.h"
+#include "test_util.h"
+
+#include <limits>
+
+using namespace strata_model;
+
+namespace {
+
+// Two levels plus the problem: a register tile in "registers" (1 ns, 1 GB/s) and a block over 2 units
+// (10 ns, 1 GB/s), problem from DRAM (100 ns, 1 GB/s). 1 GFLOP/s per unit; 4-byte elements; 1 us launch.
+Machine toy_machine() {
+  Machine m{};
+  m.num_levels = 2;
+  m.level[0] = {1e-9, 1e9, 1, {kTemporal, kTemporal, kReduction}};
+  m.level[1] = {10e-9, 1e9, 2, {kParallel, kParallel, kReduction}};
+  m.problem = {100e-9, 1e9, 1, {kTemporal, kTemporal, kReduction}};
+  m.unit_flops = 1e9;
+  m.launch_s = 1e-6;
+  m.a_bytes = m.b_bytes = m.c_bytes = 4;
+  return m;
+}
+
+Tiling toy_tiling() {
+  Tiling t{};
+  const int64_t l0[3] = {2, 2, 1}, l1[3] = {4, 2, 4};
+  for (int a = 0; a < 3; ++a) {
+    t.tile[0][a] = l0[a];
+    t.tile[1][a] = l1[a];
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("model matches hand-computed values", "[model]") {
+  const Machine m = toy_machine();
+  const Tiling t = toy_tiling();
+  const int64_t shape[3] = {8, 2, 8};
+  const Estimate e = estimate(m, t, shape);
+  // L0 tile 2x2x1: FLOPs 8 -> 8 ns; load (2*1 + 1*2)*4 = 16 B -> 1 + 16 = 17 ns; store 2*2*4 = 16 B -> 17 ns.
+  CHECK(e.level[0].compute_s == Approx(8e-9));
+  CHECK(e.level[0].load_s == Approx(17e-9));
+  CHECK(e.level[0].exec_s == Approx(42e-9));
+  // L1 tile 4x2x4 over 2x2x1: m parallel 2, n parallel 1, k temporal 4 -> N_temp 4, N_par 2, one wave.
+  // load 10 + 16 = 26 ns, compute 42 ns, store 10 + 16 = 26 ns: 26 + 3*42 + 42 + 26 = 220 ns.
+  CHECK(e.level[1].n_temporal == 4);
+  CHECK(e.level[1].n_parallel == 2);
+  CHECK(e.level[1].waves == 1);
+  CHECK(e.level[1].exec_s == Approx(220e-9));
+  // Problem 8x2x8 over 4x2x4: 2 * 1 * 2 = 4 temporal steps; load (4*4 + 4*2)*4 = 96 B -> 196 ns;
+  // store 4*2*4 = 32 B -> 132 ns: 196 + 3*220 + 220 + 132 = 1208 ns; plus 1 us launch.
+  CHECK(e.level[2].n_temporal == 4);
+  CHECK(e.level[2].exec_s == Approx(1208e-9));
+  CHECK(e.total_s == Approx(2208e-9));
+}
+
+TEST_CASE("waves are a ceiling, not the paper's floor", "[model]") {
+  Machine m = toy_machine();
+  m.level[1].parallel_units = 3;  // 2 parallel sub-tiles on 3 units: one wave, not zero
+  const int64_t shape[3] = {4, 2, 4};
+  const Estimate e = estimate(m, toy_tiling(), shape);
+  CHECK(e.level[1].waves == 1);
+  CHECK(e.total_s > m.launch_s);
+}
+
+TEST_CASE("empty problems cost the launch only", "[model]") {
+  const Machine m = toy_machine();
+  for (const auto& shape : {std::array<int64_t, 3>{0, 5, 5}, {5, 0, 5}, {5, 5, 0}})
+    CHECK(estimate(m, toy_tiling(), shape.data()).total_s == Approx(m.launch_s));
+}
+
+TEST_CASE("profiled level 0 replaces the modelled time", "[model]") {
+  Tiling t = toy_tiling();
+  t.l0_measured_s = 5e-9;
+  const int64_t shape[3] = {4, 2, 4};
+  const Estimate e = estimate(toy_machine(), t, shape);
+  CHECK(e.level[0].exec_s == Approx(5e-9));
+  CHECK(e.level[1].compute_s == Approx(5e-9));
+}
+
+TEST_CASE("more K is never cheaper; more parallel units are never slower", "[model]") {
+  const strata::Arch arch = strata::load_arch(strata::test::source_path("archs/zen4-avx512.yaml"));
+  const strata::Op op = strata::load_op(strata::test::source_path("ops/sgemm.yaml"));
+  const auto sieve = strata::run_sieve(arch, op).at(0);
+  const Machine base = strata::make_machine(arch, op, sieve);
+  const auto best = strata::rank_tilings(base, sieve, {256, 256, 256}, 3);
+  REQUIRE(best.size() == 3);
+  for (const auto& ranked : best) {
+    double previous = 0;
+    for (int64_t k = 0; k <= 4096; k += 37) {
+      const int64_t shape[3] = {300, 200, k};
+      const double t = estimate(base, ranked.tiling, shape).total_s;
+      CHECK(t >= previous);
+      previous = t;
+    }
+    for (int l = 0; l < base.num_levels; ++l) {
+      Machine more = base;
+      more.level[l].parallel_units *= 2;
+      for (int64_t mn : {1, 17, 64, 333, 1000, 4099}) {
+        const int64_t shape[3] = {mn, mn, 512};
+        CHECK(estimate(more, ranked.tiling, shape).total_s <= estimate(base, ranked.tiling, shape).total_s);
+      }
+    }
+  }
+}
+
+TEST_CASE("ranking returns the cheapest tilings in order", "[model]") {
+  const strata::Arch arch = strata::load_arch(strata::test::source_path("archs/x86-avx2.yaml"));
+  const strata::Op op = strata::load_op(strata::test::source_path("ops/sgemm.yaml"));
+  const auto sieve = strata::run_sieve(arch, op).at(0);
+  const Machine m = strata::make_machine(arch, op, sieve);
+  const std::array<int64_t, 3> shape{512, 768, 768};
+  const auto ranked = strata::rank_tilings(m, sieve, shape, 10);
+  REQUIRE(ranked.size() == 10);
+  for (size_t i = 1; i < ranked.size(); ++i) CHECK(ranked[i - 1].estimate.total_s <= ranked[i].estimate.total_s);
+  // The dynamic programme's score must agree with evaluating the chosen chain directly.
+  for (const auto& r : ranked) CHECK(estimate(m, r.tiling, shape.data()).total_s == Approx(r.score_s));
+  // And no modelled time beats the machine's peak.
+  const double flops = 2.0 * 512 * 768 * 768;
+  CHECK(flops / ranked[0].estimate.total_s <= arch.compute[0].peak_gflops * 1e9 * 1.0001);
+}
+
+TEST_CASE("the dynamic programme finds the same optimum as brute force", "[model]") {
+  strata::test::ScratchDir dir;
+  const strata::Arch arch = strata::load_arch(dir.write("a.yaml", strata::test::kValidCpuArch));
+  const strata::Op op = strata::load_op(strata::test::source_path("ops/sgemm.yaml"));
+  const auto sieve = strata::run_sieve(arch, op).at(0);
+  const Machine m = strata::make_machine(arch, op, sieve);
+  for (const auto& shape : {std::array<int64_t, 3>{1, 1, 1}, {37, 129, 64}, {1000, 1000, 1000}, {3, 4096, 700}}) {
+    double brute = std::numeric_limits<double>::infinity();
+    const auto& l2 = sieve.levels[2].candidates;
+    for (const auto& c2 : l2)
+      for (int i1 : c2.children)
+        for (int i0 : sieve.levels[1].candidates[static_cast<size_t>(i1)].children) {
+          Tiling t{};
+          const auto& c1 = sieve.levels[1].candidates[static_cast<size_t>(i1)];
+          const auto& c0 = sieve.levels[0].candidates[static_cast<size_t>(i0)];
+          for (int a = 0; a < 3; ++a) {
+            t.tile[0][a] = c0.tile[static_cast<size_t>(a)];
+            t.tile[1][a] = c1.tile[static_cast<size_t>(a)];
+            t.tile[2][a] = c2.tile[static_cast<size_t>(a)];
+          }
+          brute = std::min(brute, estimate(m, t, shape.data()).total_s);
+        }
+    const auto ranked = strata::rank_tilings(m, sieve, shape, 1);
+    CHECK(ranked.at(0).score_s == Approx(brute));
+  }
+}

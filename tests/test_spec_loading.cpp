@@ -1,0 +1,188 @@
+// Every shipped spec loads; every kind of bad input gets a located, specific message.
+#include <catch2/catch.hpp>
+
+#include "spec/arch_loader.h"
+#include "spec/op_loader.h"
+#include "spec_fixtures.h"
+#include "test_util.h"
+
+using namespace strata;
+using namespace strata::test;
+
+namespace strata::test {
+std::string replaced(const std::string& text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  if (at == std::string::npos) throw std::logic_error("fixture lacks '" + from + "'");
+  return text.substr(0, at) + to + text.substr(at + from.size());
+}
+}  // namespace strata::test
+
+namespace {
+
+// Loads `content` as an arch (or op) and returns the error message; fails the test if it loads.
+template <typename Loader>
+std::string error_of(Loader load, const std::string& content, const std::string& name = "spec.yaml") {
+  ScratchDir dir;
+  const std::string path = dir.write(name, content);
+  try {
+    load(path);
+  } catch (const Error& e) {
+    std::string message = e.what();
+    // Report positions relative to the file name so assertions need not know the scratch path.
+    const size_t at = message.find(name);
+    return at == std::string::npos ? message : message.substr(at);
+  }
+  FAIL("expected an error for:\n" << content);
+  return "";
+}
+
+std::string arch_error(const std::string& content) { return error_of(load_arch, content); }
+std::string op_error(const std::string& content) { return error_of(load_op, content); }
+
+}  // namespace
+
+TEST_CASE("every shipped architecture descriptor loads", "[spec]") {
+  const auto files = shipped_specs("archs");
+  REQUIRE(files.size() >= 5);
+  for (const auto& file : files) {
+    INFO(file);
+    const Arch a = load_arch(file);
+    CHECK(a.levels.size() >= 2);
+    CHECK(a.content_sha.size() == 64);
+    for (const auto& m : a.memories) CHECK(!m.source.empty());
+    for (const auto& c : a.compute) CHECK(!c.source.empty());
+  }
+}
+
+TEST_CASE("every shipped operator spec loads", "[spec]") {
+  const auto files = shipped_specs("ops");
+  REQUIRE(files.size() >= 3);
+  for (const auto& file : files) {
+    INFO(file);
+    const Op op = load_op(file);
+    CHECK((op.rkernel_cpu || op.rkernel_cuda));
+  }
+}
+
+TEST_CASE("the fixtures themselves are valid", "[spec]") {
+  ScratchDir dir;
+  CHECK_NOTHROW(load_arch(dir.write("a.yaml", kValidCpuArch)));
+  CHECK_NOTHROW(load_op(dir.write("o.yaml", kValidGemmOp)));
+}
+
+TEST_CASE("conv2d facts multiply through the gemm view", "[spec]") {
+  const Op op = load_op(source_path("ops/conv2d_nhwc.yaml"));
+  const DimFacts k = op.axis_facts(kAxisK);
+  CHECK(k.min == 9 * 0);  // in_c has no min: k may be 0
+  CHECK(k.multiple_of == 4);
+  CHECK(op.axis_facts(kAxisM).max == INT64_MAX);
+}
+
+TEST_CASE("missing file", "[spec][bad]") {
+  try {
+    load_arch("/nonexistent/strata.yaml");
+    FAIL("loaded a missing file");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "/nonexistent/strata.yaml: cannot open file");
+  }
+}
+
+TEST_CASE("not YAML at all", "[spec][bad]") {
+  CHECK(arch_error(std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10)) == "spec.yaml: not a YAML file (contains NUL bytes)");
+  CHECK_THAT(arch_error("name: [unclosed\n  - x: {"), Catch::StartsWith("spec.yaml:") &&
+                                                          Catch::Contains("YAML syntax error"));
+  CHECK(arch_error("") == "spec.yaml: empty document: expected a YAML mapping");
+  CHECK(arch_error("- a\n- b\n") == "spec.yaml:1:1: expected a YAML mapping at the top level, found a list");
+  CHECK(arch_error("just a sentence\n") ==
+        "spec.yaml:1:1: expected a YAML mapping at the top level, found 'just a sentence'");
+}
+
+TEST_CASE("unknown keys are errors", "[spec][bad]") {
+  CHECK_THAT(arch_error(replaced(kValidCpuArch, "clock_ghz: 2.0", "clock_ghz: 2.0\nclock_mhz: 2000")),
+             Catch::StartsWith("spec.yaml:6:1: architecture descriptor: unknown key 'clock_mhz' (expected one of:"));
+  CHECK_THAT(arch_error(replaced(kValidCpuArch, "    associativity: 8\n", "    associativity: 8\n    ways: 8\n")),
+             Catch::StartsWith("spec.yaml:38:5: memories[1]: unknown key 'ways'"));
+  CHECK_THAT(op_error(replaced(kValidGemmOp, "  k: {}", "  k: {}\n  q: {}")),
+             Catch::StartsWith("spec.yaml:11:3: dims: unknown key 'q'"));
+}
+
+TEST_CASE("keys of the other target say so", "[spec][bad]") {
+  CHECK(arch_error(replaced(kValidCpuArch, "  fma_pipes: 2\n", "  fma_pipes: 2\n  warp_size: 32\n")) ==
+        "spec.yaml:14:14: isa: 'warp_size' is only valid for cuda targets");
+}
+
+TEST_CASE("wrong types", "[spec][bad]") {
+  CHECK(arch_error(replaced(kValidCpuArch, "vector_registers: 16", "vector_registers: sixteen")) ==
+        "spec.yaml:11:21: isa: 'vector_registers' expected an integer, found 'sixteen'");
+  CHECK(arch_error(replaced(kValidCpuArch, "vector_registers: 16", "vector_registers: 16.5")) ==
+        "spec.yaml:11:21: isa: 'vector_registers' expected an integer, found '16.5'");
+  CHECK(arch_error(replaced(kValidCpuArch, "clock_ghz: 2.0", "clock_ghz: [2]")) ==
+        "spec.yaml:5:12: architecture descriptor: 'clock_ghz' expected a number, found a list");
+  CHECK(arch_error(replaced(kValidCpuArch, "isa:\n", "isa: 3\nx:\n")) ==
+        "spec.yaml:8:6: isa: expected a mapping, found '3'");
+  CHECK(arch_error(replaced(kValidCpuArch, "target: x86_64", "target: sparc")) ==
+        "spec.yaml:4:9: architecture descriptor: 'target' must be one of x86_64, aarch64, cuda, found 'sparc'");
+  CHECK(op_error(replaced(kValidGemmOp, "k: TRL}\n      load: [pack", "k: TNL}\n      load: [pack")) ==
+        "spec.yaml:17:34: rkernel.cpu[1].loops: 'k' is the reduction axis: it can be TRL (temporal reduction) "
+        "or PL (split-K), not TNL");
+}
+
+TEST_CASE("missing fields", "[spec][bad]") {
+  CHECK(arch_error(replaced(kValidCpuArch, "clock_ghz: 2.0\n", "")) ==
+        "spec.yaml:1:1: architecture descriptor: missing required key 'clock_ghz'");
+  CHECK(arch_error(replaced(kValidCpuArch, "    source: \"test\"\n  - name: l2", "  - name: l2")) ==
+        "spec.yaml:23:5: memories[0]: missing required key 'source'");
+  CHECK(op_error(replaced(kValidGemmOp, "      compute: register_tile\n", "")) ==
+        "spec.yaml:17:7: rkernel.cpu[1]: missing required key 'compute'");
+}
+
+TEST_CASE("zero and negative sizes", "[spec][bad]") {
+  CHECK(arch_error(replaced(kValidCpuArch, "capacity_bytes: 262144", "capacity_bytes: 0")) ==
+        "spec.yaml:32:21: memories[1]: 'capacity_bytes' must be >= 1, found 0");
+  CHECK(arch_error(replaced(kValidCpuArch, "parallel_units: 2", "parallel_units: -2")) ==
+        "spec.yaml:67:21: levels[2]: 'parallel_units' must be >= 1, found -2");
+  CHECK(arch_error(replaced(kValidCpuArch, "peak_gflops: 128", "peak_gflops: 0")) ==
+        "spec.yaml:20:18: compute[0]: 'peak_gflops' must be > 0, found 0");
+  CHECK(arch_error(replaced(kValidCpuArch, "k_unroll: [1, 4]", "k_unroll: [1, 0]")) ==
+        "spec.yaml:15:17: isa: 'k_unroll' item must be >= 1, found 0");
+  CHECK(op_error(replaced(kValidGemmOp, "  m: {}", "  m: {max: -1}")) ==
+        "spec.yaml:8:12: dims.m: 'max' must be >= 0, found -1");
+}
+
+TEST_CASE("impossible hierarchies", "[spec][bad]") {
+  CHECK_THAT(arch_error(replaced(kValidCpuArch, "capacity_bytes: 4194304", "capacity_bytes: 131072")),
+             Catch::Equals("spec.yaml:39:5: impossible hierarchy: memory 'l3' (131072 bytes) is smaller than 'l2' "
+                           "(262144 bytes) inside it"));
+  CHECK(arch_error(replaced(kValidCpuArch, "    memory: l3\n", "    memory: l4\n")) ==
+        "spec.yaml:65:5: level 'cores' names memory 'l4', which is not declared in 'memories'");
+  CHECK(arch_error(replaced(kValidCpuArch, "    memory: registers\n", "    memory: l2\n")) ==
+        "spec.yaml:56:5: level 0 ('register_tile') must be staged in a memory of kind registers");
+  CHECK(arch_error(replaced(kValidCpuArch, "    memory: l3\n", "    memory: registers\n")) ==
+        "spec.yaml:65:5: impossible hierarchy: level 'cores' is staged in 'registers', inside the memory of the "
+        "level below it");
+  CHECK(arch_error(replaced(kValidCpuArch, "capacity_bytes: 262144", "capacity_bytes: 262000")) ==
+        "spec.yaml:32:21: memories[1]: 'capacity_bytes' 262000 is not sets x associativity (8) x line_bytes (64) "
+        "for an integer number of sets");
+  CHECK(arch_error(replaced(replaced(kValidCpuArch, "analyzer: profile", "analyzer: model"), "analyzer: model\n    tile_multiples: [1, 2, 4, 8]", "analyzer: profile\n    tile_multiples: [1, 2, 4, 8]")) ==
+        "spec.yaml:60:5: level 'cache_block' is profiled but a level below it is modelled; profiled levels must "
+        "be the innermost ones");
+  CHECK(arch_error(replaced(kValidCpuArch, "vector_bits: 256", "vector_bits: 512")) ==
+        "spec.yaml:10:16: isa: 'vector_bits' must be 256 for avx2, found 512");
+}
+
+TEST_CASE("identifiers that are not C identifiers", "[spec][bad]") {
+  CHECK(arch_error(replaced(kValidCpuArch, "name: tiny_avx2", "name: tiny-avx2")) ==
+        "spec.yaml:2:7: architecture descriptor: 'name' must be a C identifier ([A-Za-z_][A-Za-z0-9_]*), found "
+        "'tiny-avx2'");
+  CHECK(op_error(replaced(kValidGemmOp, "compute: fma_broadcast", "compute: \"fma(); system(\\\"rm\\\")\"")) ==
+        "spec.yaml:15:16: rkernel.cpu[0]: 'compute' must be a C identifier ([A-Za-z_][A-Za-z0-9_]*), found "
+        "'fma(); system(\"rm\")'");
+}
+
+TEST_CASE("duplicate keys and wrong schema", "[spec][bad]") {
+  CHECK(arch_error(replaced(kValidCpuArch, "clock_ghz: 2.0", "clock_ghz: 2.0\nclock_ghz: 3.0")) ==
+        "spec.yaml:6:1: architecture descriptor: duplicate key 'clock_ghz'");
+  CHECK(arch_error(replaced(kValidCpuArch, "strata-arch/1", "strata-arch/2")) ==
+        "spec.yaml:1:9: architecture descriptor: 'schema' must be 'strata-arch/1' (this Strata reads that "
+        "version), found 'strata-arch/2'");
+}
