@@ -338,52 +338,71 @@ const void* chase(const void* p, int64_t steps) {
 
 // What the measurements need to know about the vector ISA the kernels will use.
 struct Kernels {
-  VectorIsa isa;
-  const char* isa_name;   // for sources: "AVX-512"
-  const char* fma_insn;   // for sources: the instruction the FMA loop issues
-  const char* load_insn;  // for sources: the instruction the bandwidth loop issues
-  int vector_bits;
-  int vector_registers;
-  int fma_latency_cycles;  // published, not measured: see isa source
-  Broadcast broadcast;
-  int max_fma_pipes;  // clamp for the measured pipe count
-  int fma_chains;     // independent FMAs per iteration of fma_chains()
-  int sum_block_bytes;
-  void (*fma_loop)(int64_t iters);
-  void (*add_chain_loaded)(int64_t iters);
-  void (*sum)(const char* base, const char* end, int64_t passes);
+  VectorIsa isa = VectorIsa::none;
+  const char* isa_name = "";   // for sources: "AVX-512"
+  const char* fma_insn = "";   // for sources: the instruction the FMA loop issues
+  const char* load_insn = "";  // for sources: the instruction the bandwidth loop issues
+  int vector_bits = 0;
+  int vector_registers = 0;
+  Broadcast broadcast = Broadcast::memory;
+  int max_fma_pipes = 2;  // clamp for the measured pipe count
+  int fma_chains = 0;     // independent FMAs per iteration of fma_loop
+  void (*fma_loop)(int64_t iters) = nullptr;
+  void (*add_chain_loaded)(int64_t iters) = nullptr;
+  void (*sum)(const char* base, const char* end, int64_t passes) = nullptr;
 
   int lanes() const { return vector_bits / 32; }
 };
 
-// Fields in declaration order, one per line.
 #if defined(__x86_64__)
-const Kernels kAvx512{
-    VectorIsa::avx512, "AVX-512", "vfmadd231ps zmm", "vaddps zmm, [mem]",     512,        32, 4, Broadcast::memory, 2,
-    kX86FmaChains,     512,       fma_chains_avx512, add_chain_loaded_avx512, sum_avx512,
-};
-const Kernels kAvx2{
-    VectorIsa::avx2, "AVX2", "vfmadd231ps ymm", "vaddps ymm, [mem]",   256,      16, 4, Broadcast::memory, 2,
-    kX86FmaChains,   256,    fma_chains_avx2,   add_chain_loaded_avx2, sum_avx2,
-};
+Kernels avx512_kernels() {
+  Kernels k;
+  k.isa = VectorIsa::avx512;
+  k.isa_name = "AVX-512";
+  k.fma_insn = "vfmadd231ps zmm";
+  k.load_insn = "vaddps zmm, [mem]";
+  k.vector_bits = 512;
+  k.vector_registers = 32;
+  k.broadcast = Broadcast::memory;
+  k.fma_chains = kX86FmaChains;
+  k.fma_loop = fma_chains_avx512;
+  k.add_chain_loaded = add_chain_loaded_avx512;
+  k.sum = sum_avx512;
+  return k;
+}
+
+Kernels avx2_kernels() {
+  Kernels k;
+  k.isa = VectorIsa::avx2;
+  k.isa_name = "AVX2";
+  k.fma_insn = "vfmadd231ps ymm";
+  k.load_insn = "vaddps ymm, [mem]";
+  k.vector_bits = 256;
+  k.vector_registers = 16;
+  k.broadcast = Broadcast::memory;
+  k.fma_chains = kX86FmaChains;
+  k.fma_loop = fma_chains_avx2;
+  k.add_chain_loaded = add_chain_loaded_avx2;
+  k.sum = sum_avx2;
+  return k;
+}
 #else
-// Up to four 128-bit FMA pipes exist on aarch64 (Neoverse V1/V2); fma_latency_cycles 4 is Neoverse N1/V1/N2.
-const Kernels kNeon{
-    VectorIsa::neon,
-    "NEON",
-    "fmla v.4s",
-    "ldp q, q",
-    128,
-    32,
-    4,
-    Broadcast::lane,
-    4,
-    kNeonFmaChains,
-    128,
-    fma_chains_neon,
-    add_chain_loaded_neon,
-    sum_neon,
-};
+Kernels neon_kernels() {
+  Kernels k;
+  k.isa = VectorIsa::neon;
+  k.isa_name = "NEON";
+  k.fma_insn = "fmla v.4s";
+  k.load_insn = "ldp q, q";
+  k.vector_bits = 128;
+  k.vector_registers = 32;
+  k.broadcast = Broadcast::lane;
+  k.max_fma_pipes = 4;  // Neoverse V1/V2 have four 128-bit FMA pipes
+  k.fma_chains = kNeonFmaChains;
+  k.fma_loop = fma_chains_neon;
+  k.add_chain_loaded = add_chain_loaded_neon;
+  k.sum = sum_neon;
+  return k;
+}
 #endif
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -516,10 +535,14 @@ int64_t physical_memory_bytes() {
 // ---------------------------------------------------------------------------------------------------------------
 
 struct CpuIdentity {
-  const Kernels* kernels = nullptr;
+  Kernels kernels;
   std::string model;         // one line for humans: brand string and family/model
   std::string isa_evidence;  // how the vector ISA was established
   bool amd = false;          // x86: which CPUID cache leaf to fall back on
+  // Published, not measured: a lone dependent FMA chain runs at a lower FMA density than kernels do and so, on
+  // some cores, at a different clock, which would blur a measured latency by a cycle.
+  int fma_latency_cycles = 4;
+  std::string fma_latency_basis;
 };
 
 #if defined(__x86_64__)
@@ -549,6 +572,20 @@ std::string trim(const std::string& s) {
   const size_t first = s.find_first_not_of(' ');
   if (first == std::string::npos) return "";
   return s.substr(first, s.find_last_not_of(' ') - first + 1);
+}
+
+// Intel and AMD optimization guides: VFMADD*PS takes 5 cycles on Haswell/Broadwell and on AMD before Zen 4
+// (Excavator, Zen 1-3, Hygon Dhyana), 4 on Skylake and later and on Zen 4/5. Zen 3 and Zen 4 share family 19h;
+// of the two only Zen 4 has AVX-512.
+void set_x86_fma_latency(CpuIdentity& id, const std::string& vendor, unsigned family, unsigned model, bool avx512f) {
+  static const std::set<unsigned> kHaswellBroadwell = {0x3c, 0x3f, 0x45, 0x46, 0x3d, 0x47, 0x4f, 0x56};
+  const bool intel5 = vendor == "GenuineIntel" && family == 6 && kHaswellBroadwell.count(model) != 0;
+  const bool amd5 = id.amd && (family == 0x15 || family == 0x17 || family == 0x18 || (family == 0x19 && !avx512f));
+  id.fma_latency_cycles = intel5 || amd5 ? 5 : 4;
+  id.fma_latency_basis = fmt::format(
+      "the published VFMADD*PS latency for this core in the Intel and AMD optimization guides ({} family {:#x} "
+      "model {:#x}: 5 cycles on Haswell/Broadwell and AMD before Zen 4, else 4), not measured",
+      vendor, family, model);
 }
 
 CpuIdentity identify_cpu() {
@@ -581,16 +618,17 @@ CpuIdentity identify_cpu() {
   const uint64_t xcr0 = osxsave ? read_xcr0() : 0;
   const bool os_avx = (xcr0 & 0x6) == 0x6, os_avx512 = os_avx && (xcr0 & 0xe0) == 0xe0;
   if (avx512f && os_avx512) {
-    id.kernels = &kAvx512;
+    id.kernels = avx512_kernels();
     id.isa_evidence = "CPUID reports AVX-512F and XGETBV shows the OS enables ZMM state";
   } else if (avx2 && fma && avx && os_avx) {
-    id.kernels = &kAvx2;
+    id.kernels = avx2_kernels();
     id.isa_evidence = avx512f ? "CPUID reports AVX-512F but XGETBV shows the OS does not enable ZMM state, so "
                                 "AVX2: CPUID reports AVX2 and FMA, XGETBV shows YMM state enabled"
                               : "CPUID reports AVX2 and FMA and XGETBV shows the OS enables YMM state";
   } else {
     fail("host has neither AVX2+FMA nor AVX-512; Strata's x86 backend needs one");
   }
+  set_x86_fma_latency(id, vendor, family, model, avx512f);
   return id;
 }
 
@@ -634,11 +672,14 @@ CpuIdentity identify_cpu() {
   const unsigned long hwcap = getauxval(AT_HWCAP);
   if (!(hwcap & HWCAP_ASIMD)) fail("host has no Advanced SIMD (NEON); Strata's aarch64 backend needs it");
   CpuIdentity id;
-  id.kernels = &kNeon;
+  id.kernels = neon_kernels();
   id.isa_evidence = "HWCAP reports ASIMD (NEON)";
   int64_t implementer = -1, part = -1;
   parse_int(cpuinfo_value("CPU implementer"), &implementer);
   parse_int(cpuinfo_value("CPU part"), &part);
+  id.fma_latency_basis =
+      "the published FMLA (vector) latency of Cortex-A76 and later and of Neoverse N1/N2/V1/V2 (Arm software "
+      "optimization guides), not measured; older cores such as Cortex-A72 are slower";
   id.model = implementer < 0 ? std::string("aarch64 CPU (no implementer in /proc/cpuinfo)")
                              : fmt::format("{} CPU (implementer {:#x}, part {:#x})", implementer_name(implementer),
                                            implementer, part);
@@ -1111,19 +1152,18 @@ IsaInfo host_isa(const Kernels& k, const HostFacts& h, const ComputeFacts& m) {
   isa.vector = k.isa;
   isa.vector_bits = k.vector_bits;
   isa.vector_registers = k.vector_registers;
-  isa.fma_latency_cycles = k.fma_latency_cycles;
+  isa.fma_latency_cycles = h.cpu.fma_latency_cycles;
   isa.fma_pipes = static_cast<int>(std::clamp<long>(std::lround(pipes_measured), 1, k.max_fma_pipes));
   isa.fma_broadcast = k.broadcast;
   isa.k_unroll = {1, 2, 4, 8};
   const bool ambiguous = std::fabs(pipes_measured - std::round(pipes_measured)) > 0.25;
   isa.source = fmt::format(
-      "{}: {}; {} architectural vector registers; fma_latency_cycles {} is the published {} latency of recent "
-      "cores (vendor optimization guides), not measured; fma_pipes {} from measurement: {} independent {} chains "
-      "in registers reach {:.1f} flop/cycle = {:.2f} x 2 x {} lanes{}, at the {:.3g} GHz clock measured by a chain "
-      "of dependent 1-cycle integer adds interleaved with {} FMAs (the same adds alone: {:.3g} GHz); clock_ghz is "
-      "that FMA-loaded clock",
-      h.cpu.model, h.cpu.isa_evidence, k.vector_registers, k.fma_latency_cycles, k.fma_insn, isa.fma_pipes,
-      k.fma_chains, k.fma_insn, flops_per_cycle, pipes_measured, k.lanes(),
+      "{}: {}; {} architectural vector registers; fma_latency_cycles {} is {}; fma_pipes {} from measurement: {} "
+      "independent {} chains in registers reach {:.1f} flop/cycle = {:.2f} x 2 x {} lanes{}, at the {:.3g} GHz "
+      "clock measured by a chain of dependent 1-cycle integer adds interleaved with {} FMAs (the same adds alone: "
+      "{:.3g} GHz); clock_ghz is that FMA-loaded clock",
+      h.cpu.model, h.cpu.isa_evidence, k.vector_registers, isa.fma_latency_cycles, h.cpu.fma_latency_basis,
+      isa.fma_pipes, k.fma_chains, k.fma_insn, flops_per_cycle, pipes_measured, k.lanes(),
       ambiguous ? " (far from a whole number: the host was probably busy; rerun on an idle machine)" : "",
       m.loaded_ghz, k.isa_name, m.scalar_ghz);
   return isa;
@@ -1144,7 +1184,7 @@ ComputeSpec host_compute(const Kernels& k, const HostFacts& h, const ComputeFact
 Arch build_host_arch() {
   HostFacts h;
   h.cpu = identify_cpu();
-  const Kernels& k = *h.cpu.kernels;
+  const Kernels& k = h.cpu.kernels;
   h.cpus = usable_cpus();
   h.cores = static_cast<int>(h.cpus.size());
   h.physical_cores = physical_cores(h.cpus);

@@ -1,0 +1,86 @@
+#ifndef {{PACKAGE_UPPER}}_H_
+#define {{PACKAGE_UPPER}}_H_
+
+/*
+ * {{PACKAGE}}: {{OP_DESCRIPTION}}.
+ * C = alpha * op(A) * op(B) + beta * C with A {{A_LAYOUT}}, B {{B_LAYOUT}}, C {{C_LAYOUT}}; A is M x K, B is K x N and
+ * C is M x N in the mathematical sense, element type float. Leading dimensions are in elements.
+ *
+ * Every entry point validates its arguments and returns a status; none of them exits, aborts or throws.
+ * M, N or K of zero is valid: with K = 0 the call computes C = beta * C (beta = 0 writes zeros without reading C).
+ * When beta is 0, C is never read, so it may hold NaN or garbage.
+ * Calls from several host threads at once are safe; they take turns on the internal thread pool.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  {{PACKAGE_UPPER}}_OK = 0,
+  {{PACKAGE_UPPER}}_INVALID_SIZE = 1,         /* M, N or K negative */
+  {{PACKAGE_UPPER}}_INVALID_LEADING_DIM = 2,  /* lda, ldb or ldc smaller than its row length (or < 1) */
+  {{PACKAGE_UPPER}}_NULL_POINTER = 3,         /* A, B or C null while the call would touch it */
+  {{PACKAGE_UPPER}}_SIZE_OVERFLOW = 4,        /* an index or byte count would overflow 64 bits */
+  {{PACKAGE_UPPER}}_INVALID_KERNEL = 5,       /* kernel id outside [0, kernel_count) */
+  {{PACKAGE_UPPER}}_INVALID_ARGUMENT = 6,     /* e.g. a thread count below 1, a null plan pointer */
+  {{PACKAGE_UPPER}}_WORKSPACE_TOO_SMALL = 7,  /* caller-provided workspace smaller than workspace_size() */
+  {{PACKAGE_UPPER}}_OUT_OF_MEMORY = 8,        /* the internal workspace could not be allocated */
+  {{PACKAGE_UPPER}}_UNSUPPORTED_CPU = 9       /* this CPU lacks {{ISA_NAME}}, which the kernels were built for */
+} {{PACKAGE}}_status;
+
+/* A short English description of a status, never null. */
+const char* {{PACKAGE}}_status_string({{PACKAGE}}_status status);
+
+/* C = alpha * A * B + beta * C, choosing kernel, blocking and threads with the cost model. */
+{{PACKAGE}}_status {{PACKAGE}}(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+                               const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
+
+/* What a call of this shape would do, without running anything. */
+typedef struct {
+  int32_t kernel_id;          /* index into the kernel table, see kernel_count() */
+  int32_t mr, nr, k_unroll;   /* register tile (level 0) */
+  int64_t mc, nc, kc;         /* cache blocking: rows of packed A, columns of packed B, depth of both */
+  int32_t threads;            /* threads the call would use */
+  int32_t packed;             /* 1: A and B are packed into the workspace; 0: the kernel reads them in place */
+  double predicted_seconds;   /* the cost model's estimate for the whole call */
+} {{PACKAGE}}_plan_t;
+
+{{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K, {{PACKAGE}}_plan_t* plan);
+
+/* The kernels in this package, and the same call with the kernel forced by id (blocking and threads still come
+ * from the model for that kernel). */
+int32_t {{PACKAGE}}_kernel_count(void);
+{{PACKAGE}}_status {{PACKAGE}}_kernel_plan(int32_t kernel_id, int64_t M, int64_t N, int64_t K,
+                                           {{PACKAGE}}_plan_t* plan);
+{{PACKAGE}}_status {{PACKAGE}}_with_kernel(int32_t kernel_id, int64_t M, int64_t N, int64_t K, float alpha,
+                                           const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
+                                           float* C, int64_t ldc);
+
+/* Threads: at most this many are used per call (default: the hardware concurrency, capped at {{MAX_THREADS}}). */
+{{PACKAGE}}_status {{PACKAGE}}_set_num_threads(int32_t threads);
+int32_t {{PACKAGE}}_get_num_threads(void);
+
+/* A host application can run the package's parallel work on its own threads: parallel_for must call
+ * task(task_context, i) once for every i in [0, count), from any threads, and return when all calls are done.
+ * Pass NULL to return to the internal pool. count never exceeds get_num_threads(). */
+typedef void (*{{PACKAGE}}_task_fn)(void* task_context, int64_t index);
+typedef void (*{{PACKAGE}}_parallel_for_fn)(void* host_context, int64_t count, {{PACKAGE}}_task_fn task,
+                                            void* task_context);
+{{PACKAGE}}_status {{PACKAGE}}_set_parallel_for({{PACKAGE}}_parallel_for_fn parallel_for, void* host_context);
+
+/* Caller-provided workspace: the bytes a call of this shape needs with the current thread count, and the same call
+ * using `workspace` (any alignment) instead of allocating. Nothing is allocated inside this variant. */
+size_t {{PACKAGE}}_workspace_size(int64_t M, int64_t N, int64_t K);
+{{PACKAGE}}_status {{PACKAGE}}_with_workspace(int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                                              int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                                              int64_t ldc, void* workspace, size_t workspace_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* {{PACKAGE_UPPER}}_H_ */

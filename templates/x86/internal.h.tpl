@@ -1,0 +1,37 @@
+// Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
+// Not installed; not part of the API.
+#ifndef {{PACKAGE_UPPER}}_INTERNAL_H_
+#define {{PACKAGE_UPPER}}_INTERNAL_H_
+
+#include <cstdint>
+
+namespace {{PACKAGE}}_internal {
+
+// One register tile: C[0:rows, 0:cols] = alpha * A * B + beta * C over depth k, with rows <= MR and
+// cols <= NR of the kernel. beta == 0 never reads C.
+//   packed:  A is a packed micro-panel, element (r, p) at a[p * MR + r]; B a packed micro-panel, (p, j) at
+//            b[p * NR + j]; lda and ldb are ignored.
+//   direct:  A is read in place, (r, p) at a[r * lda + p]; B in place, (p, j) at b[p * ldb + j].
+struct TileArgs {
+  int64_t k;
+  const float* a;
+  int64_t lda;
+  const float* b;
+  int64_t ldb;
+  float* c;
+  int64_t ldc;
+  float alpha;
+  float beta;
+  int32_t rows;
+  int32_t cols;
+};
+
+using TileFn = void (*)(const TileArgs& args);
+
+// Micro-kernel entry points: a packed and a direct variant per register tile.
+{{#UKERNEL}}void {{NAME}}_packed(const TileArgs& args);
+void {{NAME}}_direct(const TileArgs& args);
+{{/UKERNEL}}
+}  // namespace {{PACKAGE}}_internal
+
+#endif  // {{PACKAGE_UPPER}}_INTERNAL_H_

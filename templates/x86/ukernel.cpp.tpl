@@ -1,0 +1,111 @@
+// Micro-kernel {{NAME}}: a {{MR}} x {{NR}} register tile ({{MR}} rows x {{NV}} {{ISA_NAME}} vectors of {{LANES}} floats), k unrolled
+// {{KU}} times. Each k step broadcasts one element of A per row and multiplies it into {{NV}} vectors of B: {{ACCUMULATORS}}
+// accumulators + {{NV}} B registers + 1 broadcast register = {{REGISTERS}} of {{VECTOR_REGISTERS}} vector registers.
+//
+// Edges cost no padding work: tile<kRows, kVecs> is instantiated for every row count 1..{{MR}} and vector count
+// 1..{{NV}}, and the last vector of each row is masked to the tile's columns.
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "internal.h"
+
+namespace {{PACKAGE}}_internal {
+namespace {
+
+{{#AVX512}}using Vec = __m512;
+using Mask = __mmask16;
+constexpr int kLanes = 16;
+
+inline Vec vzero() { return _mm512_setzero_ps(); }
+inline Vec vload(const float* p) { return _mm512_loadu_ps(p); }
+inline Vec vbroadcast(const float* p) { return _mm512_set1_ps(*p); }
+inline Vec vset1(float x) { return _mm512_set1_ps(x); }
+inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+inline Vec vmul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
+inline Mask lane_mask(int lanes) { return static_cast<Mask>((1u << lanes) - 1u); }
+inline Vec vload_masked(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+inline void vstore_masked(float* p, Mask m, Vec v) { _mm512_mask_storeu_ps(p, m, v); }
+{{/AVX512}}{{#AVX2}}using Vec = __m256;
+using Mask = __m256i;
+constexpr int kLanes = 8;
+
+inline Vec vzero() { return _mm256_setzero_ps(); }
+inline Vec vload(const float* p) { return _mm256_loadu_ps(p); }
+inline Vec vbroadcast(const float* p) { return _mm256_broadcast_ss(p); }
+inline Vec vset1(float x) { return _mm256_set1_ps(x); }
+inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+inline Vec vmul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+inline Mask lane_mask(int lanes) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline Vec vload_masked(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
+inline void vstore_masked(float* p, Mask m, Vec v) { _mm256_maskstore_ps(p, m, v); }
+{{/AVX2}}
+// C[row] = alpha * acc + beta * C[row] for the vectors of one row; `last` masks the final vector.
+template <int kVecs>
+inline void store_row(float* c, const Vec* acc, Vec alpha, float beta, Mask full, Mask last) {
+  for (int v = 0; v < kVecs; ++v) {
+    const Mask m = v == kVecs - 1 ? last : full;
+    Vec out = vmul(alpha, acc[v]);
+    if (beta != 0.0f) out = vfma(vset1(beta), vload_masked(c + v * kLanes, m), out);
+    vstore_masked(c + v * kLanes, m, out);
+  }
+}
+
+template <bool kPacked, int kRows, int kVecs>
+void tile(const TileArgs& t) {
+  static_assert(kRows >= 1 && kRows <= {{MR}} && kVecs >= 1 && kVecs <= {{NV}}, "tile outside the register tile");
+  // A element (r, p): packed at a[p * {{MR}} + r], direct at a[r * lda + p]. B row p: packed at b + p * {{NR}},
+  // direct at b + p * ldb.
+  const int64_t a_rs = kPacked ? 1 : t.lda;
+  const int64_t a_cs = kPacked ? {{MR}} : 1;
+  const int64_t b_rs = kPacked ? {{NR}} : t.ldb;
+  const float* a = t.a;
+  const float* b = t.b;
+{{#ROW}}{{#VEC}}  Vec c{{R}}{{V}} = vzero();
+{{/VEC}}{{/ROW}}
+  int64_t p = 0;
+  for (; p + {{KU}} <= t.k; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
+{{#UNROLL}}    {
+{{#VEC}}      const Vec b{{V}} = kVecs > {{V}} ? vload(b + {{U}} * b_rs + {{V}} * kLanes) : vzero();
+{{/VEC}}{{#ROW}}      if constexpr (kRows > {{R}}) {
+        const Vec a{{R}} = vbroadcast(a + {{R}} * a_rs + {{U}} * a_cs);
+{{#VEC}}        {{VEC_GUARD}}c{{R}}{{V}} = vfma(a{{R}}, b{{V}}, c{{R}}{{V}});
+{{/VEC}}      }
+{{/ROW}}    }
+{{/UNROLL}}  }
+  for (; p < t.k; ++p, a += a_cs, b += b_rs) {
+{{#VEC}}    const Vec b{{V}} = kVecs > {{V}} ? vload(b + {{V}} * kLanes) : vzero();
+{{/VEC}}{{#ROW}}    if constexpr (kRows > {{R}}) {
+      const Vec a{{R}} = vbroadcast(a + {{R}} * a_rs);
+{{#VEC}}      {{VEC_GUARD}}c{{R}}{{V}} = vfma(a{{R}}, b{{V}}, c{{R}}{{V}});
+{{/VEC}}    }
+{{/ROW}}  }
+  const Vec alpha = vset1(t.alpha);
+  const Mask full = lane_mask(kLanes);
+  const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
+{{#ROW}}  if constexpr (kRows > {{R}}) {
+    const Vec acc[] = { {{#VEC}}c{{R}}{{V}}{{#VEC_separator}}, {{/VEC_separator}}{{/VEC}} };
+    store_row<kVecs>(t.c + {{R}} * t.ldc, acc, alpha, t.beta, full, last);
+  }
+{{/ROW}}}
+
+// Every (rows, vectors) instantiation, so that an edge tile runs exactly the work it needs.
+template <bool kPacked>
+constexpr TileFn kTiles[{{MR}}][{{NV}}] = {
+{{#ROW}}    { {{#VEC}}&tile<kPacked, {{R1}}, {{V1}}>{{#VEC_separator}}, {{/VEC_separator}}{{/VEC}} },
+{{/ROW}}};
+
+template <bool kPacked>
+void run(const TileArgs& t) {
+  if (t.rows <= 0 || t.cols <= 0) return;
+  kTiles<kPacked>[t.rows - 1][(t.cols + kLanes - 1) / kLanes - 1](t);
+}
+
+}  // namespace
+
+void {{NAME}}_packed(const TileArgs& args) { run<true>(args); }
+void {{NAME}}_direct(const TileArgs& args) { run<false>(args); }
+
+}  // namespace {{PACKAGE}}_internal
