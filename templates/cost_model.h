@@ -12,21 +12,36 @@
 //   n_a      = ceil(T_a / S_a) for each axis a of (m, n, k)
 //   N_par    = product of n_a over the axes whose loop at L is parallel (PL)
 //   N_temp   = product of n_a over the other axes (TNL, TRL)
-//   T_load   = T_latency + InputBytes(S) / BW                                          (Eq. 2)
+//   T_load   = T_latency + Bytes(S) / BW                                               (Eq. 2)
 //   T_store  = T_latency + OutputBytes(S) / BW                                         (Eq. 2)
 //   T_comp   = T_exec of the sub-tile                                                  (Eq. 4)
-//   T_temp   = T_load + (N_temp - 1) * max(T_load, T_comp) + T_comp + T_store          (Eq. 5)
+//   T_temp   = T_load + (N_temp - 1) * max(T_step, T_comp) + T_comp + T_store          (Eq. 5)
 //   F_spat   = ceil(N_par / ParallelUnits)                                             (Eq. 6)
 //   T_exec   = F_spat * T_temp                                                         (Eq. 7)
-// Eq. 6 in the paper prints a floor; a floor is zero when there are fewer sub-tiles than units, which would
-// make a partly idle machine free. The number of waves is the ceiling, so that is what we use.
+// Three readings of the paper's equations, each because the literal one ranks tiles wrongly:
+//  - Eq. 6 prints a floor; a floor is zero when there are fewer sub-tiles than units, which would make a partly
+//    idle machine free. The number of waves is the ceiling, so that is what we use.
+//  - T_latency is exposed once, in the pipeline fill (the first T_load). In the steady state consecutive
+//    sub-tiles stream (hardware prefetch, cp.async), so an iteration costs T_step = Bytes(S) / BW. Charging the
+//    latency on every iteration makes every level latency-bound and all tile sizes look alike.
+//  - Bytes(S) counts the sub-tile's inputs, plus, when the sub-tile is not a register tile and the level iterates
+//    over k (n_k > 1), reading and writing its partial sums: 2 * OutputBytes(S) * (n_k - 1) / n_k. Register
+//    tiles keep partial sums in registers; larger sub-tiles keep them in memory. This is what makes a deep k
+//    block (BLIS's KC) worth having.
+//  - A level whose loads the computing unit performs itself (serial_load: a CPU packing panels) cannot overlap
+//    them with its compute: each iteration costs T_step + T_comp instead of max(T_step, T_comp).
+//  - Register sub-tiles drain their accumulators one after another, so a level made of register tiles pays
+//    T_store for every output sub-tile, not only the last: T_temp += (temporal m x n sub-tiles - 1) * T_store.
 // Level 0 has no sub-tiles: its compute time is FLOPs / F (Eq. 3) with F the peak of one level-0 unit, its
 // operands come from the memory it is staged in, and N_temp = N_par = 1. A profiled level 0 replaces all of
 // that with the measured time of one level-0 tile.
 // The whole call: T_runtime = T_launch + T_exec(problem level)                        (Eq. 8)
 //
-// Partial tiles at the edges cost as much as full ones (the ceilings above): alignment confines padding to
-// the outermost level, as in Helix §5.1.
+// Edges. estimate_padded() is Helix's model as printed: partial tiles cost as much as full ones. estimate()
+// clamps every level's tile to the problem's extent (a tile never exceeds the one above it), because Strata's
+// kernels do no padding work: edge tiles run exact-size instantiations, and a profiled level-0 time is scaled by
+// the fraction of the register tile in use. The dispatcher uses estimate(); the generator's dynamic programme,
+// which ranks tiles independently of any shape, uses the padded form.
 #ifndef STRATA_COST_MODEL_H_
 #define STRATA_COST_MODEL_H_
 
@@ -44,6 +59,7 @@ struct LevelParams {
   double bandwidth_Bps;    // BW of that memory as one parallel unit sees it (instance bandwidth / sharers)
   int64_t parallel_units;  // |ParallelUnit| of this level
   LoopKind loop[kAxes];
+  bool serial_load;        // the computing unit moves the sub-tiles itself (software packing): no overlap
 };
 
 struct Machine {
@@ -74,9 +90,10 @@ inline double output_bytes(const Machine& m, const int64_t t[kAxes]) {
 
 inline double transfer_s(const LevelParams& p, double bytes) { return p.latency_s + bytes / p.bandwidth_Bps; }
 
-// Eq. 5 to 7 for a tile made of sub-tiles whose execution time is sub_exec_s.
+// Eq. 5 to 7 for a tile made of sub-tiles whose execution time is sub_exec_s. sub_in_registers: the sub-tile is
+// a register tile, which keeps its partial sums in registers across k.
 inline LevelCost level_cost(const Machine& m, const LevelParams& p, const int64_t tile[kAxes],
-                            const int64_t sub[kAxes], double sub_exec_s) {
+                            const int64_t sub[kAxes], double sub_exec_s, bool sub_in_registers) {
   LevelCost c{};
   c.n_temporal = 1;
   c.n_parallel = 1;
@@ -87,11 +104,25 @@ inline LevelCost level_cost(const Machine& m, const LevelParams& p, const int64_
     else
       c.n_temporal *= n;
   }
-  c.load_s = transfer_s(p, input_bytes(m, sub));
+  double bytes = input_bytes(m, sub);
+  const int64_t n_k = ceil_div(tile[2], sub[2]);
+  if (!sub_in_registers && n_k > 1)
+    bytes += 2.0 * output_bytes(m, sub) * static_cast<double>(n_k - 1) / static_cast<double>(n_k);
+  const double step_s = bytes / p.bandwidth_Bps;
+  c.load_s = p.latency_s + step_s;
   c.store_s = transfer_s(p, output_bytes(m, sub));
   c.compute_s = sub_exec_s;
-  const double step_s = c.load_s > c.compute_s ? c.load_s : c.compute_s;
-  c.temporal_s = c.load_s + static_cast<double>(c.n_temporal - 1) * step_s + c.compute_s + c.store_s;
+  const double per_iteration_s =
+      p.serial_load ? step_s + c.compute_s : (step_s > c.compute_s ? step_s : c.compute_s);
+  c.temporal_s = c.load_s + static_cast<double>(c.n_temporal - 1) * per_iteration_s + c.compute_s + c.store_s;
+  // Register sub-tiles drain their accumulators one after another: every output sub-tile of this tile pays a
+  // store, not just the last (the micro-kernel's epilogue does not overlap the next call's FMAs).
+  if (sub_in_registers) {
+    int64_t outputs = 1;
+    for (int a = 0; a < 2; ++a)
+      if (p.loop[a] != kParallel) outputs *= ceil_div(tile[a], sub[a]);
+    c.temporal_s += static_cast<double>(outputs - 1) * c.store_s;
+  }
   c.waves = ceil_div(c.n_parallel, p.parallel_units);
   c.exec_s = static_cast<double>(c.waves) * c.temporal_s;
   return c;
@@ -126,20 +157,48 @@ struct Estimate {
   double total_s;                   // Eq. 8
 };
 
-// Eq. 8 for a problem of shape[m, n, k]. A problem with any zero extent does no work: launch cost only.
-inline Estimate estimate(const Machine& m, const Tiling& t, const int64_t shape[kAxes]) {
+// Eq. 8 over the given tiles (t.tile[num_levels] is ignored); shape must be non-empty.
+inline Estimate estimate_tiles(const Machine& m, const int64_t tiles[kMaxLevels][kAxes], double l0_s,
+                               const int64_t shape[kAxes]) {
   Estimate e{};
-  if (shape[0] <= 0 || shape[1] <= 0 || shape[2] <= 0) {
+  e.level[0] = level0_cost(m, tiles[0], l0_s);
+  for (int l = 1; l < m.num_levels; ++l)
+    e.level[l] = level_cost(m, m.level[l], tiles[l], tiles[l - 1], e.level[l - 1].exec_s, l == 1);
+  const int top = m.num_levels;
+  e.level[top] = level_cost(m, m.problem, shape, tiles[top - 1], e.level[top - 1].exec_s, top == 1);
+  e.total_s = m.launch_s + e.level[top].exec_s;
+  return e;
+}
+
+inline bool empty_problem(const int64_t shape[kAxes]) { return shape[0] <= 0 || shape[1] <= 0 || shape[2] <= 0; }
+
+// Helix's model as printed: full tiles everywhere. A problem with a zero extent costs the launch only.
+inline Estimate estimate_padded(const Machine& m, const Tiling& t, const int64_t shape[kAxes]) {
+  if (empty_problem(shape)) {
+    Estimate e{};
     e.total_s = m.launch_s;
     return e;
   }
-  e.level[0] = level0_cost(m, t.tile[0], t.l0_measured_s);
-  for (int l = 1; l < m.num_levels; ++l)
-    e.level[l] = level_cost(m, m.level[l], t.tile[l], t.tile[l - 1], e.level[l - 1].exec_s);
-  const int top = m.num_levels;
-  e.level[top] = level_cost(m, m.problem, shape, t.tile[top - 1], e.level[top - 1].exec_s);
-  e.total_s = m.launch_s + e.level[top].exec_s;
-  return e;
+  return estimate_tiles(m, t.tile, t.l0_measured_s, shape);
+}
+
+// The model with tiles clamped to the problem (see "Edges" above).
+inline Estimate estimate(const Machine& m, const Tiling& t, const int64_t shape[kAxes]) {
+  if (empty_problem(shape)) {
+    Estimate e{};
+    e.total_s = m.launch_s;
+    return e;
+  }
+  int64_t eff[kMaxLevels][kAxes] = {};
+  for (int l = m.num_levels - 1; l >= 0; --l)
+    for (int a = 0; a < kAxes; ++a) {
+      const int64_t above = l == m.num_levels - 1 ? shape[a] : eff[l + 1][a];
+      eff[l][a] = above < t.tile[l][a] ? above : t.tile[l][a];
+    }
+  double l0_s = t.l0_measured_s;
+  if (l0_s > 0)
+    for (int a = 0; a < kAxes; ++a) l0_s *= static_cast<double>(eff[0][a]) / static_cast<double>(t.tile[0][a]);
+  return estimate_tiles(m, eff, l0_s, shape);
 }
 
 }  // namespace strata_model

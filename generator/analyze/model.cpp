@@ -36,7 +36,9 @@ strata_model::Machine make_machine(const Arch& arch, const Op& op, const SieveRe
   for (int l = 0; l < m.num_levels; ++l) {
     const LevelSpec& level = arch.levels[static_cast<size_t>(l)];
     m.level[l] = level_params(arch.memory_of(level), level.parallel_units);
-    for (int a = 0; a < kNumAxes; ++a) m.level[l].loop[a] = loop_kind(rkernel->levels[static_cast<size_t>(l)].loops[a]);
+    const RKernelLevel& rk = rkernel->levels[static_cast<size_t>(l)];
+    for (int a = 0; a < kNumAxes; ++a) m.level[l].loop[a] = loop_kind(rk.loops[a]);
+    m.level[l].serial_load = !rk.load_overlaps_compute;
   }
   m.problem = level_params(arch.outermost_memory(), 1);
   m.problem.loop[kAxisM] = m.problem.loop[kAxisN] = strata_model::kTemporal;
@@ -49,63 +51,93 @@ strata_model::Machine make_machine(const Arch& arch, const Op& op, const SieveRe
   return m;
 }
 
-std::vector<RankedTiling> rank_tilings(const strata_model::Machine& machine, const SieveResult& sieve,
-                                       const std::array<int64_t, kNumAxes>& shape, size_t count) {
+SubTilings best_sub_tilings(const strata_model::Machine& machine, const SieveResult& sieve,
+                            const std::vector<double>& level0_seconds, const std::vector<bool>& level0_allowed) {
   const size_t levels = sieve.levels.size();
-  // best_exec[l][i]: the fastest execution of candidate i of level l over its possible sub-tilings;
-  // best_child[l][i]: the child achieving it.
-  std::vector<std::vector<double>> best_exec(levels);
-  std::vector<std::vector<int>> best_child(levels);
+  SubTilings best;
+  best.exec_s.resize(levels);
+  best.child.resize(levels);
   for (size_t l = 0; l < levels; ++l) {
     const auto& cands = sieve.levels[l].candidates;
-    best_exec[l].assign(cands.size(), std::numeric_limits<double>::infinity());
-    best_child[l].assign(cands.size(), -1);
+    best.exec_s[l].assign(cands.size(), std::numeric_limits<double>::infinity());
+    best.child[l].assign(cands.size(), -1);
     for (size_t i = 0; i < cands.size(); ++i) {
       if (l == 0) {
-        best_exec[0][i] = strata_model::level0_cost(machine, cands[i].tile.data(), 0).exec_s;
+        if (!level0_allowed.empty() && !level0_allowed[i]) continue;
+        const double measured = i < level0_seconds.size() ? level0_seconds[i] : 0;
+        best.exec_s[0][i] = strata_model::level0_cost(machine, cands[i].tile.data(), measured).exec_s;
         continue;
       }
       for (int child : cands[i].children) {
-        const auto& sub = sieve.levels[l - 1].candidates[static_cast<size_t>(child)];
-        const double t = strata_model::level_cost(machine, machine.level[l], cands[i].tile.data(), sub.tile.data(),
-                                                  best_exec[l - 1][static_cast<size_t>(child)])
-                             .exec_s;
-        if (t < best_exec[l][i]) {
-          best_exec[l][i] = t;
-          best_child[l][i] = child;
+        const double sub = best.exec_s[l - 1][static_cast<size_t>(child)];
+        if (sub == std::numeric_limits<double>::infinity()) continue;
+        const auto& sub_tile = sieve.levels[l - 1].candidates[static_cast<size_t>(child)].tile;
+        const double t =
+            strata_model::level_cost(machine, machine.level[l], cands[i].tile.data(), sub_tile.data(), sub, l == 1)
+                .exec_s;
+        if (t < best.exec_s[l][i]) {
+          best.exec_s[l][i] = t;
+          best.child[l][i] = child;
         }
       }
     }
   }
+  return best;
+}
+
+strata_model::Tiling unroll_tiling(const SieveResult& sieve, const SubTilings& best, int top, std::vector<int>* chain,
+                                   const std::vector<double>& level0_seconds) {
+  const size_t levels = sieve.levels.size();
+  strata_model::Tiling tiling{};
+  std::vector<int> indices(levels, -1);
+  int index = top;
+  for (size_t l = levels; l-- > 0;) {
+    indices[l] = index;
+    const auto& tile = sieve.levels[l].candidates[static_cast<size_t>(index)].tile;
+    std::copy(tile.begin(), tile.end(), tiling.tile[l]);
+    if (l > 0) index = best.child[l][static_cast<size_t>(index)];
+  }
+  const size_t l0 = static_cast<size_t>(indices[0]);
+  tiling.l0_measured_s = l0 < level0_seconds.size() ? level0_seconds[l0] : 0;
+  if (chain) *chain = std::move(indices);
+  return tiling;
+}
+
+std::vector<RankedTiling> rank_tilings(const strata_model::Machine& machine, const SieveResult& sieve,
+                                       const std::array<int64_t, kNumAxes>& shape, size_t count,
+                                       const std::vector<double>& level0_seconds) {
+  const size_t levels = sieve.levels.size();
+  const SubTilings best = best_sub_tilings(machine, sieve, level0_seconds);
   // Rank the outermost candidates on the problem level, then unroll each chain.
   const auto& top = sieve.levels[levels - 1].candidates;
   std::vector<std::pair<double, int>> scored;
   scored.reserve(top.size());
   const bool empty = shape[0] <= 0 || shape[1] <= 0 || shape[2] <= 0;  // no work: every tiling costs the launch
   for (size_t i = 0; i < top.size(); ++i) {
-    const double t = empty ? 0.0 : strata_model::level_cost(machine, machine.problem, shape.data(), top[i].tile.data(),
-                                              best_exec[levels - 1][i])
-                         .exec_s;
+    const double sub = best.exec_s[levels - 1][i];
+    if (sub == std::numeric_limits<double>::infinity()) continue;
+    const double t =
+        empty ? 0.0
+              : strata_model::level_cost(machine, machine.problem, shape.data(), top[i].tile.data(), sub, false)
+                    .exec_s;
     scored.emplace_back(t, static_cast<int>(i));
   }
-  count = std::min(count, scored.size());
-  std::partial_sort(scored.begin(), scored.begin() + static_cast<long>(count), scored.end());
+  // The dynamic programme ranks with full (padded) tiles; the best of those are re-ranked with the clamped model
+  // the dispatcher uses, which only differs near the edges of small problems.
+  const size_t shortlist = std::min(scored.size(), std::max<size_t>(count * 8, 64));
+  std::partial_sort(scored.begin(), scored.begin() + static_cast<long>(shortlist), scored.end());
   std::vector<RankedTiling> out;
-  for (size_t r = 0; r < count; ++r) {
+  for (size_t r = 0; r < shortlist; ++r) {
     RankedTiling t;
-    t.chain.assign(levels, -1);
-    int index = scored[r].second;
-    for (size_t l = levels; l-- > 0;) {
-      t.chain[l] = index;
-      const auto& tile = sieve.levels[l].candidates[static_cast<size_t>(index)].tile;
-      std::copy(tile.begin(), tile.end(), t.tiling.tile[l]);
-      index = best_child[l][static_cast<size_t>(index)];
-    }
-    t.tiling.l0_measured_s = 0;
+    t.tiling = unroll_tiling(sieve, best, scored[r].second, &t.chain, level0_seconds);
     t.score_s = machine.launch_s + scored[r].first;
     t.estimate = strata_model::estimate(machine, t.tiling, shape.data());
     out.push_back(std::move(t));
   }
+  std::stable_sort(out.begin(), out.end(), [](const RankedTiling& a, const RankedTiling& b) {
+    return a.estimate.total_s < b.estimate.total_s;
+  });
+  out.resize(std::min(count, out.size()));
   return out;
 }
 

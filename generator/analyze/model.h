@@ -18,13 +18,29 @@ struct RankedTiling {
   std::vector<int> chain;
   strata_model::Tiling tiling{};
   strata_model::Estimate estimate{};
-  double score_s = 0;  // what the ranking computed (launch + problem level over the best sub-tilings)
+  double score_s = 0;  // the dynamic programme's score: estimate_padded() of this tiling
 };
+
+// For every candidate of every level, the fastest way to build it from the level below (dynamic programming over
+// the cross-layer map). level0_seconds[i] > 0 replaces the model for level-0 candidate i (a profiled time);
+// level0_allowed, when not empty, restricts level 0 to the candidates marked true.
+struct SubTilings {
+  std::vector<std::vector<double>> exec_s;  // [level][candidate]; infinity when it cannot be built
+  std::vector<std::vector<int>> child;      // [level][candidate]; the child achieving exec_s, -1 at level 0
+};
+SubTilings best_sub_tilings(const strata_model::Machine& machine, const SieveResult& sieve,
+                            const std::vector<double>& level0_seconds = {},
+                            const std::vector<bool>& level0_allowed = {});
+
+// The tiling that builds top-level candidate `top` the fastest way.
+strata_model::Tiling unroll_tiling(const SieveResult& sieve, const SubTilings& best, int top, std::vector<int>* chain,
+                                   const std::vector<double>& level0_seconds = {});
 
 // The best `count` tilings for `shape` (m, n, k), fastest first. Shape-independent parts are solved once per
 // candidate by dynamic programming over the cross-layer map: the best way to build a level-L tile is the best
 // of its children, since a tile's execution time only grows with its sub-tile's.
 std::vector<RankedTiling> rank_tilings(const strata_model::Machine& machine, const SieveResult& sieve,
-                                       const std::array<int64_t, kNumAxes>& shape, size_t count);
+                                       const std::array<int64_t, kNumAxes>& shape, size_t count,
+                                       const std::vector<double>& level0_seconds = {});
 
 }  // namespace strata

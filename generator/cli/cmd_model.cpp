@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "analyze/model.h"
+#include "emit/x86_package.h"
+#include "profile/records.h"
 #include "cli/commands.h"
 #include "cli/spec_options.h"
 #include "spec/arch_loader.h"
@@ -43,7 +45,9 @@ Command add_model_command(CLI::App& app) {
   cmd->add_option("--shape", *shape_text, "problem shape M,N,K (the implicit-GEMM axes for convolutions)")
       ->required();
   cmd->add_option("--top", *top, "how many tilings to print")->check(CLI::Range(1, 1000));
-  return {cmd, [paths, shape_text, top]() {
+  auto profile = std::make_shared<std::string>();
+  cmd->add_option("--profile", *profile, "use level-0 profile records from FILE instead of modelling level 0");
+  return {cmd, [paths, shape_text, top, profile]() {
             const auto shape = parse_shape(*shape_text);
             const Arch arch = load_arch(paths->arch);
             const Op op = load_op(paths->op);
@@ -52,10 +56,20 @@ Command add_model_command(CLI::App& app) {
                                  static_cast<double>(shape[2]);
             fmt::print("model: arch {}, op {}, shape m={} n={} k={} ({:.3g} GFLOP)\n", arch.name, op.name, shape[0],
                        shape[1], shape[2], flops * 1e-9);
-            fmt::print("  level 0 is modelled (Eq. 3): no profile records are used by this command\n");
+            ProfileRecords records;
+            if (!profile->empty()) {
+              records = load_records(*profile);
+              check_records_match(records, arch, op.name, *profile);
+              fmt::print("  level 0 from profile records {} ({} records)\n", *profile, records.records.size());
+            } else {
+              fmt::print("  level 0 is modelled (Eq. 3); pass --profile FILE to use measured records\n");
+            }
             for (const auto& sieve : results) {
               const auto machine = make_machine(arch, op, sieve);
-              const auto ranked = rank_tilings(machine, sieve, shape, *top);
+              std::vector<double> level0_seconds;
+              if (!profile->empty() && sieve.unit == ComputeUnit::cpu_fma)
+                level0_seconds = level0_seconds_from(arch, op, sieve, records);
+              const auto ranked = rank_tilings(machine, sieve, shape, *top, level0_seconds);
               fmt::print("  compute unit {}: {} candidates, launch {}\n", to_string(sieve.unit),
                          sieve.total_candidates(), seconds(machine.launch_s));
               for (size_t r = 0; r < ranked.size(); ++r) {

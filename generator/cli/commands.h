@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace strata::cli {
 
@@ -18,5 +20,10 @@ Command add_arch_command(CLI::App& app);
 Command add_sieve_command(CLI::App& app);
 Command add_model_command(CLI::App& app);
 Command add_check_command(CLI::App& app);
+Command add_generate_command(CLI::App& app);
+
+// The process's command line, as main() received it (for provenance headers).
+void set_command_args(int argc, char** argv);
+const std::vector<std::string>& command_args();
 
 }  // namespace strata::cli

@@ -9,13 +9,23 @@
 #include "common/error.h"
 #include "strata_version.h"
 
+namespace strata::cli {
+namespace {
+std::vector<std::string> g_args;
+}  // namespace
+void set_command_args(int argc, char** argv) { g_args.assign(argv, argv + argc); }
+const std::vector<std::string>& command_args() { return g_args; }
+}  // namespace strata::cli
+
 int main(int argc, char** argv) {
   CLI::App app{"Strata: sample-free, architecture-guided kernel source generator", "strata"};
   app.set_version_flag("--version", std::string("strata ") + STRATA_VERSION);
   app.require_subcommand(1);
   const std::vector<strata::cli::Command> commands = {
       strata::cli::add_arch_command(app), strata::cli::add_sieve_command(app),
-      strata::cli::add_model_command(app), strata::cli::add_check_command(app)};
+      strata::cli::add_model_command(app), strata::cli::add_check_command(app),
+      strata::cli::add_generate_command(app)};
+  strata::cli::set_command_args(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

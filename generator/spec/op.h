@@ -38,6 +38,7 @@ struct RKernelLevel {
   std::vector<std::string> load;
   std::string compute;
   std::string store;
+  bool load_overlaps_compute = true;  // false: the computing unit performs the loads (software packing)
   SourcePos pos;
 };
 

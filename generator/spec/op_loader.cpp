@@ -77,6 +77,10 @@ RKernelLevel read_rkernel_level(const YAML::Node& node, const std::string& file,
   level.load = read_name_list(r.node("load"), file, what + ": 'load'");
   level.compute = read_name_list(r.node("compute"), file, what + ": 'compute'").front();
   level.store = read_name_list(r.node("store"), file, what + ": 'store'").front();
+  if (r.has("load_overlap")) {
+    const size_t overlap = r.choice("load_overlap", {"true", "false"});
+    level.load_overlaps_compute = overlap == 0;
+  }
   r.finish();
   return level;
 }

@@ -27,10 +27,15 @@ struct TileArgs {
 };
 
 using TileFn = void (*)(const TileArgs& args);
+// Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into
+// NR-wide micro-panels, in the layouts the packed micro-kernel reads.
+using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t depth, float* out);
 
-// Micro-kernel entry points: a packed and a direct variant per register tile.
+// Micro-kernel entry points: a packed and a direct variant per register tile, and its packing routines.
 {{#UKERNEL}}void {{NAME}}_packed(const TileArgs& args);
 void {{NAME}}_direct(const TileArgs& args);
+void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 {{/UKERNEL}}
 }  // namespace {{PACKAGE}}_internal
 

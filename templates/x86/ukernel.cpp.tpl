@@ -53,6 +53,14 @@ inline void store_row(float* c, const Vec* acc, Vec alpha, float beta, Mask full
   }
 }
 
+// A B vector of the tile. In a direct tile the last vector may run past the end of B's row (and of the matrix),
+// so it is loaded under the column mask; packed panels are allocated whole, so they never need one.
+template <bool kPacked, bool kLastVector>
+inline Vec load_b(const float* p, Mask last) {
+  if constexpr (!kPacked && kLastVector) return vload_masked(p, last);
+  return vload(p);
+}
+
 template <bool kPacked, int kRows, int kVecs>
 void tile(const TileArgs& t) {
   static_assert(kRows >= 1 && kRows <= {{MR}} && kVecs >= 1 && kVecs <= {{NV}}, "tile outside the register tile");
@@ -63,35 +71,35 @@ void tile(const TileArgs& t) {
   const int64_t b_rs = kPacked ? {{NR}} : t.ldb;
   const float* a = t.a;
   const float* b = t.b;
-{{#ROW}}{{#VEC}}  Vec c{{R}}{{V}} = vzero();
+  const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
+{{#ROW}}{{#VEC}}  Vec c{{R}}_{{V}} = vzero();
 {{/VEC}}{{/ROW}}
   int64_t p = 0;
   for (; p + {{KU}} <= t.k; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
 {{#UNROLL}}    {
-{{#VEC}}      const Vec b{{V}} = kVecs > {{V}} ? vload(b + {{U}} * b_rs + {{V}} * kLanes) : vzero();
+{{#VEC}}      const Vec b{{V}} = kVecs > {{V}} ? load_b<kPacked, kVecs == {{V1}}>(b + {{U}} * b_rs + {{V}} * kLanes, last) : vzero();
 {{/VEC}}{{#ROW}}      if constexpr (kRows > {{R}}) {
         const Vec a{{R}} = vbroadcast(a + {{R}} * a_rs + {{U}} * a_cs);
-{{#VEC}}        {{VEC_GUARD}}c{{R}}{{V}} = vfma(a{{R}}, b{{V}}, c{{R}}{{V}});
+{{#VEC}}        {{VEC_GUARD}}c{{R}}_{{V}} = vfma(a{{R}}, b{{V}}, c{{R}}_{{V}});
 {{/VEC}}      }
 {{/ROW}}    }
 {{/UNROLL}}  }
   for (; p < t.k; ++p, a += a_cs, b += b_rs) {
-{{#VEC}}    const Vec b{{V}} = kVecs > {{V}} ? vload(b + {{V}} * kLanes) : vzero();
+{{#VEC}}    const Vec b{{V}} = kVecs > {{V}} ? load_b<kPacked, kVecs == {{V1}}>(b + {{V}} * kLanes, last) : vzero();
 {{/VEC}}{{#ROW}}    if constexpr (kRows > {{R}}) {
       const Vec a{{R}} = vbroadcast(a + {{R}} * a_rs);
-{{#VEC}}      {{VEC_GUARD}}c{{R}}{{V}} = vfma(a{{R}}, b{{V}}, c{{R}}{{V}});
+{{#VEC}}      {{VEC_GUARD}}c{{R}}_{{V}} = vfma(a{{R}}, b{{V}}, c{{R}}_{{V}});
 {{/VEC}}    }
 {{/ROW}}  }
   const Vec alpha = vset1(t.alpha);
   const Mask full = lane_mask(kLanes);
-  const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
 {{#ROW}}  if constexpr (kRows > {{R}}) {
-    const Vec acc[] = { {{#VEC}}c{{R}}{{V}}{{#VEC_separator}}, {{/VEC_separator}}{{/VEC}} };
+    const Vec acc[] = { {{#VEC}}c{{R}}_{{V}}{{#VEC_separator}}, {{/VEC_separator}}{{/VEC}} };
     store_row<kVecs>(t.c + {{R}} * t.ldc, acc, alpha, t.beta, full, last);
   }
 {{/ROW}}}
 
-// Every (rows, vectors) instantiation, so that an edge tile runs exactly the work it needs.
+{{#PACKAGE_ENTRY}}// Every (rows, vectors) instantiation, so that an edge tile runs exactly the work it needs.
 template <bool kPacked>
 constexpr TileFn kTiles[{{MR}}][{{NV}}] = {
 {{#ROW}}    { {{#VEC}}&tile<kPacked, {{R1}}, {{V1}}>{{#VEC_separator}}, {{/VEC_separator}}{{/VEC}} },
@@ -108,4 +116,35 @@ void run(const TileArgs& t) {
 void {{NAME}}_packed(const TileArgs& args) { run<true>(args); }
 void {{NAME}}_direct(const TileArgs& args) { run<false>(args); }
 
+// Packing lives here, next to the kernel that reads the panels: the panel widths are compile-time constants and the
+// loops are compiled with this file's ISA flags.
+void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+  // Micro-panels of {{MR}} rows, element (r, p) at panel[p * {{MR}} + r]; a short last panel is packed short.
+  for (int64_t i0 = 0; i0 < rows; i0 += {{MR}}, out += depth * {{MR}}) {
+    const int64_t h = rows - i0 < {{MR}} ? rows - i0 : {{MR}};
+    for (int64_t r = 0; r < h; ++r) {
+      const float* row = a + (i0 + r) * lda;
+      for (int64_t p = 0; p < depth; ++p) out[p * {{MR}} + r] = row[p];
+    }
+  }
+}
+
+void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
+  // Micro-panels of {{NR}} columns, element (p, j) at panel[p * {{NR}} + j]; a short last panel's missing columns are
+  // left unset (the micro-kernel masks them).
+  int64_t j0 = 0;
+  for (; j0 + {{NR}} <= cols; j0 += {{NR}}, out += depth * {{NR}})
+    for (int64_t p = 0; p < depth; ++p)
+      for (int v = 0; v < {{NV}}; ++v) _{{VPREFIX}}_storeu_ps(out + p * {{NR}} + v * kLanes, vload(b + p * ldb + j0 + v * kLanes));
+  if (j0 < cols) {
+    const int64_t w = cols - j0;
+    for (int64_t p = 0; p < depth; ++p)
+      for (int64_t j = 0; j < w; ++j) out[p * {{NR}} + j] = b[p * ldb + j0 + j];
+  }
+}
+{{/PACKAGE_ENTRY}}{{#PROFILE_ENTRY}}}  // namespace
+
+// The profiler times the full packed tile only: the same instantiation the package runs on interior tiles.
+void {{NAME}}_full_packed(const TileArgs& args) { tile<true, {{MR}}, {{NV}}>(args); }
+{{/PROFILE_ENTRY}}
 }  // namespace {{PACKAGE}}_internal

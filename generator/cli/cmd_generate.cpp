@@ -1,0 +1,151 @@
+// strata generate --arch A --op O -o DIR [--name N] [--profile FILE | --no-profile] [--force]: the whole pipeline,
+// spec -> sieve -> analyze (profile level 0 on this host, or reuse records) -> select -> emit.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "cli/spec_options.h"
+#include "common/sha256.h"
+#include "emit/package_writer.h"
+#include "emit/x86_package.h"
+#include "profile/host_profiler.h"
+#include "spec/arch_loader.h"
+#include "spec/op_loader.h"
+#include "spec/yaml_reader.h"
+
+namespace strata::cli {
+namespace {
+
+struct GenerateOptions {
+  SpecPaths paths;
+  std::string output;
+  std::string name;
+  std::string profile;
+  bool no_profile = false;
+  bool force = false;
+  std::string compiler = "c++";
+  size_t max_kernels = 12;
+};
+
+void note(const std::string& message) { std::fprintf(stderr, "strata: %s\n", message.c_str()); }
+
+// Records found in an existing package at the output path, if they were made for the same inputs on this host
+// with this compiler: a second generation reuses them instead of profiling again.
+bool reusable_records(const std::string& output, const Arch& arch, const Op& op, const std::string& compiler_id,
+                      ProfileRecords* out) {
+  const std::string path = output + "/profile_records.yaml";
+  if (!std::filesystem::exists(path) || !is_strata_package(output)) return false;
+  try {
+    ProfileRecords r = load_records(path);
+    if (r.arch_sha256 != arch.content_sha || r.op != op.name || r.cpu != host_cpu_id() || r.compiler != compiler_id)
+      return false;
+    *out = std::move(r);
+    return true;
+  } catch (const Error&) {
+    return false;  // unreadable old records are simply not reused
+  }
+}
+
+std::string first_line_of_command(const std::string& command) {
+  std::string out;
+  if (FILE* p = popen((command + " 2>/dev/null").c_str(), "r")) {
+    char buffer[512];
+    if (std::fgets(buffer, sizeof buffer, p)) out = buffer;
+    pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv) {
+  const auto start = std::chrono::steady_clock::now();
+  const Arch arch = load_arch(o.paths.arch);
+  const Op op = load_op(o.paths.op);
+  check_x86_support(arch, op);
+  const std::string name = o.name.empty() ? fmt::format("strata_{}_{}", op.name, arch.name) : o.name;
+  if (!is_c_identifier(name))
+    throw Error({"--name", 0, 0}, fmt::format("'{}' must be a C identifier ([A-Za-z_][A-Za-z0-9_]*)", name));
+  const SieveResult sieve = run_sieve(arch, op).at(0);
+  const strata_model::Machine machine = make_machine(arch, op, sieve);
+
+  // Level 0: profile records (given, reused, or measured now) or the model.
+  ProfileRecords records;
+  bool have_records = false;
+  std::string records_label;
+  const auto& level0 = sieve.levels[0].candidates;
+  if (!o.profile.empty()) {
+    records = load_records(o.profile);
+    check_records_match(records, arch, op.name, o.profile);
+    have_records = true;
+    records_label = o.profile;
+    note(fmt::format("using profile records from {}", o.profile));
+  } else if (o.no_profile) {
+    note("--no-profile: level 0 is modelled (Eq. 3); the manifest says so");
+  } else if (arch.levels[0].analyzer == Analyzer::profile) {
+    const std::string compiler_id = first_line_of_command(o.compiler + " --version");
+    if (reusable_records(o.output, arch, op, compiler_id, &records)) {
+      note(fmt::format("reusing profile records from {}/profile_records.yaml", o.output));
+    } else {
+      std::vector<UkernelSpec> kernels;
+      for (const auto& c : level0) kernels.push_back(ukernel_for(arch, op, c));
+      ProfileOptions po;
+      po.compiler = o.compiler;
+      po.progress = isatty(2);
+      records = profile_on_host(arch, op.name, kernels, po);
+    }
+    have_records = true;
+    records_label = "profile_records.yaml";
+  }
+  const std::vector<double> level0_seconds =
+      have_records ? level0_seconds_from(arch, op, sieve, records) : std::vector<double>(level0.size(), 0.0);
+
+  SelectOptions so;
+  so.max_kernels = o.max_kernels;
+  const Selection selection = select_kernels(sieve, machine, level0_seconds, so);
+
+  PackageInputs in;
+  in.arch = &arch;
+  in.op = &op;
+  in.sieve = &sieve;
+  in.machine = machine;
+  in.selection = &selection;
+  in.level0_seconds = level0_seconds;
+  in.name = name;
+  if (have_records) {
+    in.records = &records;
+    in.records_yaml = write_records_yaml(records);
+  }
+  in.provenance.command = portable_command_line(argv);
+  in.provenance.inputs["arch " + arch.name] = arch.content_sha;
+  in.provenance.inputs["op " + op.name] = op.content_sha;
+  if (have_records) in.provenance.inputs["profile records"] = sha256_hex(in.records_yaml);
+  TemplateRenderer renderer(default_templates_dir());
+  const auto files = render_x86_package(in, renderer);
+  write_package(o.output, files, o.force);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  note(fmt::format("wrote {} ({} files, {} kernels) in {:.1f} s", o.output, files.size(), selection.kernels.size(),
+                   seconds));
+  return 0;
+}
+
+}  // namespace
+
+Command add_generate_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("generate", "Generate a kernel source package for an architecture and operator");
+  auto o = std::make_shared<GenerateOptions>();
+  add_spec_options(*cmd, o->paths);
+  cmd->add_option("-o,--output", o->output, "package directory to write")->required();
+  cmd->add_option("--name", o->name, "package and C API name (default strata_<op>_<arch>)");
+  auto* profile = cmd->add_option("--profile", o->profile, "use level-0 profile records from FILE (made elsewhere)");
+  cmd->add_flag("--no-profile", o->no_profile, "do not profile: model level 0 (Eq. 3)")->excludes(profile);
+  cmd->add_flag("--force", o->force, "replace an existing directory even if it is not a Strata package");
+  cmd->add_option("--compiler", o->compiler, "host compiler used for profiling (default c++)");
+  cmd->add_option("--max-kernels", o->max_kernels, "most kernels the package may hold")->check(CLI::Range(1, 64));
+  return {cmd, [o]() { return run_generate(*o, command_args()); }};
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,237 @@
+#include "emit/x86_package.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "emit/manifest.h"
+#include "emit/package_writer.h"
+#include "strata_version.h"
+
+namespace strata {
+namespace {
+
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return s;
+}
+
+// A C++ double literal that round-trips.
+std::string literal(double x) {
+  std::string s = fmt::format("{}", x);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+const char* loop_constant(strata_model::LoopKind k) {
+  switch (k) {
+    case strata_model::kParallel: return "strata_model::kParallel";
+    case strata_model::kTemporal: return "strata_model::kTemporal";
+    case strata_model::kReduction: return "strata_model::kReduction";
+  }
+  return "strata_model::kTemporal";
+}
+
+const char* layout_text(Layout l) { return l == Layout::row_major ? "row-major" : "column-major"; }
+
+std::string kernel_name(size_t id, const UkernelSpec& u) { return fmt::format("k{}_{}", id, u.name()); }
+
+void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d, const UkernelSpec& isa_kernel) {
+  d->SetValue("PACKAGE", in.name);
+  d->SetValue("PACKAGE_UPPER", upper(in.name));
+  d->SetValue("PACKAGE_VERSION", STRATA_VERSION);
+  d->SetValue("STRATA_VERSION", STRATA_VERSION);
+  d->SetValue("ARCH_NAME", in.arch->name);
+  d->SetValue("OP_DESCRIPTION", in.op->description);
+  d->SetValue("ISA_NAME", isa_display_name(isa_kernel.isa));
+  d->SetValue("A_LAYOUT", layout_text(in.op->a_layout));
+  d->SetValue("B_LAYOUT", layout_text(in.op->b_layout));
+  d->SetValue("C_LAYOUT", layout_text(in.op->c_layout));
+  d->SetIntValue("MAX_THREADS", 256);
+}
+
+void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
+  const strata_model::Machine& m = in.machine;
+  d->SetIntValue("NUM_LEVELS", m.num_levels);
+  d->SetIntValue("TOP_LEVEL", m.num_levels - 1);
+  for (int l = 0; l < m.num_levels; ++l) {
+    auto* level = d->AddSectionDictionary("LEVEL");
+    level->SetIntValue("INDEX", l);
+    level->SetValue("LEVEL_NAME", in.arch->levels[static_cast<size_t>(l)].name);
+    level->SetValue("LATENCY_S", literal(m.level[l].latency_s));
+    level->SetValue("BANDWIDTH_BPS", literal(m.level[l].bandwidth_Bps));
+    level->SetValue("PARALLEL_UNITS", std::to_string(m.level[l].parallel_units));
+    level->SetValue("LOOP_M", loop_constant(m.level[l].loop[0]));
+    level->SetValue("LOOP_N", loop_constant(m.level[l].loop[1]));
+    level->SetValue("LOOP_K", loop_constant(m.level[l].loop[2]));
+    level->SetValue("SERIAL_LOAD", m.level[l].serial_load ? "true" : "false");
+  }
+  d->SetValue("PROBLEM_LATENCY_S", literal(m.problem.latency_s));
+  d->SetValue("PROBLEM_BANDWIDTH_BPS", literal(m.problem.bandwidth_Bps));
+  d->SetValue("UNIT_FLOPS", literal(m.unit_flops));
+  d->SetValue("LAUNCH_S", literal(m.launch_s));
+  const MemorySpec& block_memory = in.arch->memory_of(in.arch->levels.at(1));
+  d->SetValue("DIRECT_CACHE", block_memory.name);
+  d->SetValue("DIRECT_BYTES", std::to_string(block_memory.capacity_bytes / 2));
+}
+
+std::string cpu_check(VectorIsa isa) {
+  const char* feature = isa == VectorIsa::avx512 ? "avx512f" : "avx2";
+  return fmt::format("[] {{ __builtin_cpu_init(); return __builtin_cpu_supports(\"{}\") && __builtin_cpu_supports(\"fma\"); }}()",
+                     feature);
+}
+
+}  // namespace
+
+void check_x86_support(const Arch& arch, const Op& op) {
+  if (arch.target != Target::x86_64 || (arch.isa.vector != VectorIsa::avx2 && arch.isa.vector != VectorIsa::avx512))
+    throw Error({arch.file, 0, 0}, fmt::format("the x86 package backend emits AVX2 and AVX-512 kernels; architecture "
+                                               "'{}' is target {} with vector {}",
+                                               arch.name, to_string(arch.target), to_string(arch.isa.vector)));
+  if (op.kind != OpKind::gemm || op.a_type != DataType::f32 || op.c_type != DataType::f32)
+    throw Error({op.file, 0, 0}, fmt::format("the x86 package backend emits fp32 GEMM; operator '{}' is {} with {} "
+                                             "inputs and {} output",
+                                             op.name, to_string(op.kind), to_string(op.a_type), to_string(op.c_type)));
+  if (op.a_layout != Layout::row_major || op.b_layout != Layout::row_major || op.c_layout != Layout::row_major)
+    throw Error({op.file, 0, 0}, fmt::format("the x86 package backend emits row-major A, B and C so far; operator "
+                                             "'{}' declares a: {}, b: {}, c: {}",
+                                             op.name, to_string(op.a_layout), to_string(op.b_layout),
+                                             to_string(op.c_layout)));
+}
+
+UkernelSpec ukernel_for(const Arch& arch, const Op& op, const Candidate& level0) {
+  UkernelSpec u;
+  u.isa = arch.isa.vector;
+  u.lanes = arch.isa.vector_bits / (8 * op.b_bytes());
+  u.mr = static_cast<int>(level0.tile[0]);
+  u.nr = static_cast<int>(level0.tile[1]);
+  u.ku = static_cast<int>(level0.tile[2]);
+  u.vector_registers = arch.isa.vector_registers;
+  return u;
+}
+
+std::vector<double> level0_seconds_from(const Arch& arch, const Op& op, const SieveResult& sieve,
+                                        const ProfileRecords& records) {
+  const auto& level0 = sieve.levels[0].candidates;
+  std::vector<double> seconds(level0.size(), 0.0);
+  for (size_t i = 0; i < level0.size(); ++i)
+    if (const ProfileRecord* r = find(records, ukernel_for(arch, op, level0[i]).name()))
+      seconds[i] = seconds_per_level0_tile(*r);
+  return seconds;
+}
+
+std::map<std::string, std::string> render_x86_package(const PackageInputs& in, TemplateRenderer& renderer) {
+  check_x86_support(*in.arch, *in.op);
+  const Selection& sel = *in.selection;
+  const auto& level0 = in.sieve->levels[0].candidates;
+  std::map<std::string, std::string> files;
+  std::map<std::string, std::string> all_templates;  // every template used, for the manifest
+
+  auto header = [&](CommentStyle style, const std::vector<std::string>& templates,
+                    const std::vector<std::string>& extra = {}) {
+    std::map<std::string, std::string> used;
+    for (const auto& t : templates) used[t] = renderer.used().at(t);
+    all_templates.insert(used.begin(), used.end());
+    return provenance_header(in.provenance, style, used, extra);
+  };
+
+  // Distinct micro-kernels, sorted by name, and the kernel table in selection order.
+  std::map<std::string, UkernelSpec> ukernels;
+  for (const auto& k : sel.kernels) {
+    const UkernelSpec u = ukernel_for(*in.arch, *in.op, level0[static_cast<size_t>(k.chain[0])]);
+    ukernels.emplace(u.name(), u);
+  }
+  const UkernelSpec& any = ukernels.begin()->second;
+
+  ctemplate::TemplateDictionary dict("package");
+  fill_common(in, &dict, any);
+  fill_machine(in, &dict);
+  dict.SetValue("CPU_CHECK", cpu_check(any.isa));
+  for (const auto& [name, u] : ukernels) {
+    dict.AddSectionDictionary("UKERNEL")->SetValue("NAME", name);
+    auto* file = dict.AddSectionDictionary("KERNEL_FILE");
+    file->SetValue("FILE", "src/kernels/" + name + ".cpp");
+    std::string flags;
+    for (const auto& f : u.compile_flags()) flags += (flags.empty() ? "" : ";") + f;
+    file->SetValue("FLAGS", flags);
+  }
+  for (size_t id = 0; id < sel.kernels.size(); ++id) {
+    const SelectedKernel& k = sel.kernels[id];
+    const UkernelSpec u = ukernel_for(*in.arch, *in.op, level0[static_cast<size_t>(k.chain[0])]);
+    const auto& t = k.tiling.tile;
+    auto* kd = dict.AddSectionDictionary("KERNEL");
+    kd->SetIntValue("ID", static_cast<long>(id));
+    kd->SetValue("NAME", kernel_name(id, u));
+    kd->SetValue("UKERNEL", u.name());
+    kd->SetIntValue("MR", u.mr);
+    kd->SetIntValue("NR", u.nr);
+    kd->SetIntValue("KU", u.ku);
+    // Level-1 tile (what a thread packs and runs) and level-2 tile (what the threads share); the README calls
+    // the level-1 extents MC, NC and KC, as BLIS does.
+    kd->SetValue("M1", std::to_string(t[1][0]));
+    kd->SetValue("N1", std::to_string(t[1][1]));
+    kd->SetValue("K1", std::to_string(t[1][2]));
+    kd->SetValue("MC", std::to_string(t[1][0]));
+    kd->SetValue("NC", std::to_string(t[1][1]));
+    kd->SetValue("KC", std::to_string(t[1][2]));
+    kd->SetValue("M2", std::to_string(t[2][0]));
+    kd->SetValue("N2", std::to_string(t[2][1]));
+    kd->SetValue("K2", std::to_string(t[2][2]));
+    kd->SetValue("L0_SECONDS", literal(k.tiling.l0_measured_s));
+    const ProfileRecord* record = in.records ? find(*in.records, u.name()) : nullptr;
+    kd->SetValue("L0_SOURCE", record ? fmt::format("profiled {:.1f} GFLOP/s", record->gflops) : "modelled");
+    kd->SetValue("REASON", fmt::format("model's best on {} of {} grid shapes, e.g. {}x{}x{}", k.shapes_won,
+                                       sel.grid_shapes, k.example_shape[0], k.example_shape[1], k.example_shape[2]));
+  }
+  dict.SetValue("SELECTION_NOTE",
+                fmt::format("The generator considered {} level-0 register tiles ({}), took the model's best tiling "
+                            "for each of {} grid shapes (powers of two and 1.5 times powers of two, 1 to 8192 per "
+                            "axis; no user shapes), and kept the {} kernels that cover that grid best: their best "
+                            "time is within {:.1f}% of the best of all the grid's winners (geometric mean).",
+                            sel.level0_pool.size(), in.records ? "ranked by profiled throughput" : "ranked by the model",
+                            sel.grid_shapes, sel.kernels.size(), (sel.geomean_vs_unrestricted - 1.0) * 100.0));
+
+  // Render each file. Kernel files first fill their own dictionaries.
+  for (const auto& [name, u] : ukernels) {
+    ctemplate::TemplateDictionary kd("ukernel");
+    fill_common(in, &kd, u);
+    fill_ukernel_dictionary(u, &kd);
+    kd.ShowSection("PACKAGE_ENTRY");
+    const std::string body = renderer.render("x86/ukernel.cpp.tpl", kd);
+    const ProfileRecord* record = in.records ? find(*in.records, name) : nullptr;
+    std::vector<std::string> extra = {
+        "",
+        fmt::format("Tile hierarchy: level 0 register tile {} x {} x {} (k unroll); the cache blocks that use it are "
+                    "listed in manifest.yaml.",
+                    u.mr, u.nr, u.ku),
+        record ? fmt::format("Cost: profiled {:.2f} GFLOP/s ({:.3g} s per {}-deep call) with {}.", record->gflops,
+                             record->seconds_per_call, record->depth, in.records->compiler)
+               : "Cost: not profiled; level 0 is modelled (Eq. 3)."};
+    files["src/kernels/" + name + ".cpp"] = header(CommentStyle::cpp, {"x86/ukernel.cpp.tpl"}, extra) + body;
+  }
+  const std::string api = renderer.render("x86/api.h.tpl", dict);
+  files["include/" + in.name + ".h"] = header(CommentStyle::cpp, {"x86/api.h.tpl"}) + api;
+  const std::string internal = renderer.render("x86/internal.h.tpl", dict);
+  files["src/internal.h"] = header(CommentStyle::cpp, {"x86/internal.h.tpl"}) + internal;
+  const std::string dispatch = renderer.render("x86/dispatch.cpp.tpl", dict);
+  files["src/dispatch.cpp"] = header(CommentStyle::cpp, {"x86/dispatch.cpp.tpl"}) + dispatch;
+  // The model header is copied verbatim (ctemplate leaves text without markers untouched), so the dispatcher runs
+  // exactly the model the generator ranked with.
+  const std::string model = renderer.render("cost_model.h", dict);
+  files["src/cost_model.h"] = header(CommentStyle::cpp, {"cost_model.h"}) + model;
+  const std::string cmake = renderer.render("x86/CMakeLists.txt.tpl", dict);
+  files["CMakeLists.txt"] = header(CommentStyle::hash, {"x86/CMakeLists.txt.tpl"}) + cmake;
+  const std::string selftest = renderer.render("x86/selftest.cpp.tpl", dict);
+  files["test/selftest.cpp"] = header(CommentStyle::cpp, {"x86/selftest.cpp.tpl"}) + selftest;
+  const std::string bench = renderer.render("x86/bench.cpp.tpl", dict);
+  files["bench/bench.cpp"] = header(CommentStyle::cpp, {"x86/bench.cpp.tpl"}) + bench;
+  const std::string readme = renderer.render("x86/README.md.tpl", dict);
+  files["README.md"] = header(CommentStyle::markdown, {"x86/README.md.tpl"}) + readme;
+  if (in.records) files["profile_records.yaml"] = header(CommentStyle::hash, {}) + in.records_yaml;
+  ManifestInputs mi{in.arch, in.op, in.sieve, in.selection, in.records, in.name, &all_templates};
+  files[kManifestFile] = header(CommentStyle::hash, {}) + render_manifest(mi, in.level0_seconds);
+  return files;
+}
+
+}  // namespace strata

@@ -1,0 +1,42 @@
+// Renders the x86-64 (AVX-512 / AVX2) fp32 GEMM package: every file of DESIGN.md's package layout, in memory.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "emit/provenance.h"
+#include "render/template_renderer.h"
+#include "render/ukernel_dict.h"
+#include "profile/records.h"
+#include "select/select.h"
+
+namespace strata {
+
+struct PackageInputs {
+  const Arch* arch = nullptr;
+  const Op* op = nullptr;
+  const SieveResult* sieve = nullptr;
+  strata_model::Machine machine{};
+  const Selection* selection = nullptr;
+  std::vector<double> level0_seconds;     // per level-0 candidate: profiled tile time, 0 when modelled
+  const ProfileRecords* records = nullptr;  // null: level 0 modelled
+  std::string records_yaml;               // shipped as profile_records.yaml when records != nullptr
+  std::string name;                       // package name, a C identifier
+  Provenance provenance;                  // command line and input hashes (arch, op, records)
+};
+
+// Relative path -> content, sorted. Throws strata::Error when the op or arch is outside what this backend emits.
+std::map<std::string, std::string> render_x86_package(const PackageInputs& in, TemplateRenderer& renderer);
+
+// The micro-kernel of a level-0 CPU candidate.
+UkernelSpec ukernel_for(const Arch& arch, const Op& op, const Candidate& level0);
+
+// Per level-0 candidate of `sieve`, its profiled time per tile from `records`, or 0 where none was measured.
+std::vector<double> level0_seconds_from(const Arch& arch, const Op& op, const SieveResult& sieve,
+                                        const ProfileRecords& records);
+
+// Checks that this backend can emit `op` for `arch` (x86-64, AVX2/AVX-512, fp32, row-major C and B).
+void check_x86_support(const Arch& arch, const Op& op);
+
+}  // namespace strata

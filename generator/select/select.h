@@ -1,0 +1,47 @@
+// Selection: the compact kernel set a package ships (Helix's select stage). Sample-free: the shapes considered
+// are a grid the architecture implies (powers of two and three-times-powers-of-two from 1 to 8192 per axis), never
+// user samples.
+//
+// 1. Level 0: a pool of the best register tiles (profiled GFLOP/s, or the model when not profiled), plus the best
+//    "partner" tiles for skinny shapes (few rows; a single vector of columns).
+// 2. For every grid shape, the model's best full tiling (L0 from the pool, L1 and L2 from the cross-layer map).
+// 3. Greedy set cover over those winners: add the kernel that most improves the geometric mean of the best
+//    modelled time over the grid, until `max_kernels` or until the gain drops below `min_gain`.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "analyze/model.h"
+
+namespace strata {
+
+struct SelectedKernel {
+  std::vector<int> chain;  // candidate index per level, L0 first
+  strata_model::Tiling tiling{};
+  int64_t shapes_won = 0;  // grid shapes on which it is the selected set's best
+  std::array<int64_t, kNumAxes> example_shape{};  // the grid shape it wins by the largest margin
+};
+
+struct Selection {
+  std::vector<SelectedKernel> kernels;  // in the order they were chosen (most useful first)
+  int64_t grid_shapes = 0;
+  std::vector<int> level0_pool;          // level-0 candidates considered
+  double geomean_vs_unrestricted = 1.0;  // model: best-of-set time / best-of-all-winners time, geometric mean
+};
+
+struct SelectOptions {
+  size_t max_kernels = 12;
+  size_t level0_pool = 6;   // best register tiles by level-0 throughput
+  double min_gain = 0.005;  // stop adding kernels that improve the grid's geometric mean by less than this
+};
+
+// level0_seconds: per level-0 candidate, the profiled time of one tile (0 = modelled).
+Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& machine,
+                         const std::vector<double>& level0_seconds, const SelectOptions& options);
+
+// The grid of one axis: 1, 2, 3, 4, 6, 8, 12, ... up to and including `limit`.
+std::vector<int64_t> shape_grid_axis(int64_t limit);
+
+}  // namespace strata

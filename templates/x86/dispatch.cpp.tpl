@@ -1,0 +1,550 @@
+// The {{PACKAGE}} dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
+// cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
+//
+// The packed path runs exactly the tile hierarchy the model ranks (see manifest.yaml for each kernel's tiles):
+//   for each level-2 tile (M2 x N2 x K2) of the problem, k innermost      (problem level: temporal)
+//     in parallel over its level-1 tiles (M1 x N1), each thread:          (level 2, "cores": m, n parallel)
+//       for each K1 slice of the level-2 tile's depth:                   (level 2: k temporal reduction)
+//         pack A (M1 x K1) into MR-tall micro-panels and B (K1 x N1) into NR-wide ones
+//         for jr in N1 step NR, ir in M1 step MR: micro-kernel           (level 1 over register tiles)
+// Edge tiles run exact-size micro-kernel instantiations: no padding work anywhere.
+// The direct path (small problems) runs the same micro-kernels on A and B in place.
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "{{PACKAGE}}.h"
+#include "cost_model.h"
+#include "internal.h"
+
+namespace {{PACKAGE}}_internal {
+namespace {
+
+// ---- Kernel table (from the generator's selection; see manifest.yaml) ----------------------------------------
+
+struct Kernel {
+  const char* name;
+  TileFn packed;
+  TileFn direct;
+  PackFn pack_a;
+  PackFn pack_b;
+  int32_t mr, nr, ku;      // level 0: register tile and k unroll
+  int64_t m1, n1, k1;      // level 1: the cache block a thread packs and runs
+  int64_t m2, n2, k2;      // level 2: the block of cache blocks spread over threads
+  double level0_seconds;   // profiled time of one mr x nr x ku tile step; 0 when modelled
+};
+
+constexpr Kernel kKernels[] = {
+{{#KERNEL}}    {"{{NAME}}", &{{UKERNEL}}_packed, &{{UKERNEL}}_direct, &{{UKERNEL}}_pack_a, &{{UKERNEL}}_pack_b, {{MR}}, {{NR}}, {{KU}}, {{M1}}, {{N1}}, {{K1}}, {{M2}}, {{N2}}, {{K2}}, {{L0_SECONDS}}},
+{{/KERNEL}}};
+constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
+
+// The machine as the model sees it ({{ARCH_NAME}}); level {{TOP_LEVEL}}'s parallel units are set per call to the
+// thread count.
+constexpr strata_model::Machine kMachine = {
+    {{NUM_LEVELS}},
+    {
+{{#LEVEL}}        { {{LATENCY_S}}, {{BANDWIDTH_BPS}}, {{PARALLEL_UNITS}}, { {{LOOP_M}}, {{LOOP_N}}, {{LOOP_K}} }, {{SERIAL_LOAD}} },  // L{{INDEX}} {{LEVEL_NAME}}
+{{/LEVEL}}    },
+    { {{PROBLEM_LATENCY_S}}, {{PROBLEM_BANDWIDTH_BPS}}, 1, {strata_model::kTemporal, strata_model::kTemporal, strata_model::kReduction}, false },
+    {{UNIT_FLOPS}},  // F: peak FLOP/s of one core
+    {{LAUNCH_S}},  // T_launch
+    4, 4, 4,
+};
+
+// Each parallel region (a pool wake-up and join) costs about this much; the model has no term for it, so the plan
+// adds it for every region a multi-threaded call runs. An estimate for a condition-variable pool, not measured.
+constexpr double kParallelRegionSeconds = 4e-6;
+// Below this many bytes of A and B together, packing buys nothing (see use_direct).
+constexpr int64_t kDirectBytes = {{DIRECT_BYTES}};
+constexpr int32_t kMaxThreads = {{MAX_THREADS}};
+constexpr size_t kAlign = 64;
+
+// ---- Plans -------------------------------------------------------------------------------------------------------
+
+struct Plan {
+  int32_t kernel;
+  int32_t threads;
+  bool packed;
+  double seconds;
+};
+
+strata_model::Tiling tiling_of(int32_t id) {
+  const Kernel& k = kKernels[id];
+  strata_model::Tiling t{};
+  const int64_t tiles[3][3] = { {k.mr, k.nr, k.ku}, {k.m1, k.n1, k.k1}, {k.m2, k.n2, k.k2} };
+  for (int l = 0; l < 3; ++l)
+    for (int a = 0; a < 3; ++a) t.tile[l][a] = tiles[l][a];
+  t.l0_measured_s = k.level0_seconds;
+  return t;
+}
+
+// Packing copies a panel so that the micro-kernel reads it contiguously from cache many times. It does not pay when
+// everything fits in {{DIRECT_CACHE}} anyway, or when A has so few rows that each B element is read once or twice.
+bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
+  if (M <= 2 * k.mr) return true;
+  return K <= k.k1 && (M * K + K * N) * static_cast<int64_t>(sizeof(float)) <= kDirectBytes;
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// One parallel region per level-2 tile on the packed path, one in all on the direct path.
+int64_t parallel_regions(int64_t M, int64_t N, int64_t K, const Kernel& k, bool packed) {
+  return packed ? ceil_div(M, k.m2) * ceil_div(N, k.n2) * ceil_div(K, k.k2) : 1;
+}
+
+Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_threads) {
+  const Kernel& k = kKernels[id];
+  const strata_model::Tiling tiling = tiling_of(id);
+  const int64_t shape[3] = {M, N, K};
+  const bool packed = !use_direct(M, N, K, k);
+  Plan best{id, 1, packed, std::numeric_limits<double>::infinity()};
+  // Thread counts tried: powers of two, then the maximum.
+  for (int32_t threads = 1; threads <= max_threads;
+       threads = threads == max_threads ? max_threads + 1 : std::min(threads * 2, max_threads)) {
+    strata_model::Machine machine = kMachine;
+    machine.level[{{TOP_LEVEL}}].parallel_units = threads;
+    double seconds = strata_model::estimate(machine, tiling, shape).total_s;
+    if (threads > 1) seconds += kParallelRegionSeconds * static_cast<double>(parallel_regions(M, N, K, k, packed));
+    if (seconds < best.seconds) best = Plan{id, threads, packed, seconds};
+  }
+  return best;
+}
+
+// Remembers the last plans per calling thread: repeated shapes (the common case in a model's layers) skip the
+// model entirely.
+struct PlanCache {
+  struct Entry {
+    int64_t m, n, k;
+    int32_t threads, forced;
+    Plan plan;
+  };
+  static constexpr int kEntries = 16;
+  Entry entries[kEntries];
+  int used = 0, next = 0;
+};
+
+Plan choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
+  thread_local PlanCache cache;
+  for (int i = 0; i < cache.used; ++i) {
+    const PlanCache::Entry& e = cache.entries[i];
+    if (e.m == M && e.n == N && e.k == K && e.threads == max_threads && e.forced == forced) return e.plan;
+  }
+  Plan best = plan_kernel(forced >= 0 ? forced : 0, M, N, K, max_threads);
+  if (forced < 0)
+    for (int32_t id = 1; id < kKernelCount; ++id) {
+      const Plan p = plan_kernel(id, M, N, K, max_threads);
+      if (p.seconds < best.seconds) best = p;
+    }
+  cache.entries[cache.next] = PlanCache::Entry{M, N, K, max_threads, forced, best};
+  cache.next = (cache.next + 1) % PlanCache::kEntries;
+  cache.used = std::min(cache.used + 1, PlanCache::kEntries);
+  return best;
+}
+
+// ---- Threads -----------------------------------------------------------------------------------------------------
+
+std::atomic<int32_t> g_threads{0};  // 0: not set, use the default
+std::atomic<{{PACKAGE}}_parallel_for_fn> g_host_parallel_for{nullptr};
+std::atomic<void*> g_host_context{nullptr};
+
+int32_t default_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return static_cast<int32_t>(std::min<unsigned>(hw == 0 ? 1u : hw, static_cast<unsigned>(kMaxThreads)));
+}
+
+int32_t current_threads() {
+  const int32_t t = g_threads.load(std::memory_order_relaxed);
+  return t > 0 ? t : default_threads();
+}
+
+// A small persistent pool: workers sleep on a condition variable between parallel regions; the calling thread
+// runs task 0 itself. One region at a time (callers serialise on run_mutex).
+class ThreadPool {
+ public:
+  static ThreadPool& instance() {
+    static ThreadPool pool;
+    return pool;
+  }
+
+  // Runs task(context, i) for i in [0, count); returns when all are done.
+  void run(int64_t count, {{PACKAGE}}_task_fn task, void* context) {
+    std::lock_guard<std::mutex> serial(run_mutex_);
+    ensure_workers(static_cast<size_t>(count - 1));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      task_ = task;
+      context_ = context;
+      count_ = count;
+      next_.store(1, std::memory_order_relaxed);
+      pending_ = count - 1;
+      ++generation_;
+    }
+    wake_.notify_all();
+    task(context, 0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+  }
+
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+
+ private:
+  void ensure_workers(size_t wanted) {
+    while (workers_.size() < wanted) workers_.emplace_back([this] { work(); });
+  }
+
+  void work() {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (stopping_) return;
+      seen = generation_;
+      const {{PACKAGE}}_task_fn task = task_;
+      void* context = context_;
+      const int64_t count = count_;
+      lock.unlock();
+      int64_t finished = 0;
+      for (int64_t i = next_.fetch_add(1); i < count; i = next_.fetch_add(1)) {
+        task(context, i);
+        ++finished;
+      }
+      lock.lock();
+      pending_ -= finished;
+      if (pending_ == 0) done_.notify_one();
+    }
+  }
+
+  std::mutex run_mutex_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  {{PACKAGE}}_task_fn task_ = nullptr;
+  void* context_ = nullptr;
+  int64_t count_ = 0;
+  int64_t pending_ = 0;
+  std::atomic<int64_t> next_{0};
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+};
+
+void parallel_for(int64_t count, {{PACKAGE}}_task_fn task, void* context) {
+  if (count <= 1) {
+    if (count == 1) task(context, 0);
+    return;
+  }
+  if (const auto host = g_host_parallel_for.load()) {
+    host(g_host_context.load(), count, task, context);
+    return;
+  }
+  ThreadPool::instance().run(count, task, context);
+}
+
+// ---- Packing -----------------------------------------------------------------------------------------------------
+
+// ---- The call ----------------------------------------------------------------------------------------------------
+
+struct Gemm {
+  int64_t M, N, K;
+  float alpha, beta;
+  const float* A;
+  int64_t lda;
+  const float* B;
+  int64_t ldb;
+  float* C;
+  int64_t ldc;
+};
+
+int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+// Workspace: per thread, a packed A block (M1 x K1) and a packed B block (K1 x N1), each 64-byte aligned.
+int64_t a_block_floats(const Kernel& k) { return round_up(round_up(k.m1, k.mr) * k.k1, kAlign / sizeof(float)); }
+int64_t b_block_floats(const Kernel& k) { return round_up(round_up(k.n1, k.nr) * k.k1, kAlign / sizeof(float)); }
+size_t workspace_bytes(const Plan& plan) {
+  if (!plan.packed) return 0;
+  const Kernel& k = kKernels[plan.kernel];
+  return static_cast<size_t>(plan.threads * (a_block_floats(k) + b_block_floats(k))) * sizeof(float) + kAlign;
+}
+
+// C = beta * C, used for K = 0 and alpha = 0; beta = 0 writes zeros without reading C.
+void scale_c(const Gemm& g) {
+  for (int64_t i = 0; i < g.M; ++i) {
+    float* row = g.C + i * g.ldc;
+    if (g.beta == 0.0f)
+      std::fill(row, row + g.N, 0.0f);
+    else if (g.beta != 1.0f)
+      for (int64_t j = 0; j < g.N; ++j) row[j] *= g.beta;
+  }
+}
+
+// Direct path: micro-tiles over the whole of C, split into contiguous ranges of tiles per thread.
+struct DirectJob {
+  const Gemm* g;
+  const Kernel* k;
+  int64_t tiles_m, tiles_n;
+  int64_t threads;
+};
+
+void direct_task(void* context, int64_t index) {
+  const DirectJob& job = *static_cast<const DirectJob*>(context);
+  const Gemm& g = *job.g;
+  const Kernel& k = *job.k;
+  const int64_t total = job.tiles_m * job.tiles_n;
+  const int64_t begin = total * index / job.threads, end = total * (index + 1) / job.threads;
+  // K in slices of K1, every tile of the range per slice: the slice of B's rows stays in cache (and in the TLB)
+  // while all the tiles of the range read it, instead of each tile striding through all of B.
+  for (int64_t p = 0; p < g.K; p += k.k1) {
+    const int64_t depth = std::min<int64_t>(k.k1, g.K - p);
+    const float beta = p == 0 ? g.beta : 1.0f;
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t i = (t / job.tiles_n) * k.mr, j = (t % job.tiles_n) * k.nr;
+      TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc, g.alpha,
+                    beta, static_cast<int32_t>(std::min<int64_t>(k.mr, g.M - i)),
+                    static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
+      k.direct(args);
+    }
+  }
+}
+
+// Packed path, one level-2 tile: its level-1 tiles, split into contiguous ranges per thread.
+struct BlockJob {
+  const Gemm* g;
+  const Kernel* k;
+  int64_t i2, j2, p2;       // origin of the level-2 tile
+  int64_t m2, n2, k2;       // its extent, clamped to the problem
+  int64_t tiles_m, tiles_n;  // level-1 tiles in it
+  int64_t threads;
+  float* buffers;           // per thread: packed A block, then packed B block
+};
+
+void block_task(void* context, int64_t index) {
+  const BlockJob& job = *static_cast<const BlockJob*>(context);
+  const Gemm& g = *job.g;
+  const Kernel& k = *job.k;
+  float* a_block = job.buffers + index * (a_block_floats(k) + b_block_floats(k));
+  float* b_block = a_block + a_block_floats(k);
+  // Level-1 tiles are numbered column-major (j1 outer), so a thread's contiguous range holds runs of tiles that share
+  // a B block: each run packs B once per k slice and reuses it for every A block of the run.
+  const int64_t total = job.tiles_m * job.tiles_n;
+  const int64_t begin = total * index / job.threads, end = total * (index + 1) / job.threads;
+  for (int64_t run = begin; run < end;) {
+    const int64_t tile_j = run / job.tiles_m;
+    const int64_t run_end = std::min(end, (tile_j + 1) * job.tiles_m);
+    const int64_t j1 = job.j2 + tile_j * k.n1, n1 = std::min<int64_t>(k.n1, job.j2 + job.n2 - j1);
+    for (int64_t p1 = job.p2; p1 < job.p2 + job.k2; p1 += k.k1) {
+      const int64_t k1 = std::min<int64_t>(k.k1, job.p2 + job.k2 - p1);
+      k.pack_b(g.B + p1 * g.ldb + j1, g.ldb, n1, k1, b_block);
+      const float beta = p1 == 0 ? g.beta : 1.0f;  // later k slices accumulate onto the first one's result
+      for (int64_t t = run; t < run_end; ++t) {
+        const int64_t i1 = job.i2 + (t % job.tiles_m) * k.m1, m1 = std::min<int64_t>(k.m1, job.i2 + job.m2 - i1);
+        k.pack_a(g.A + i1 * g.lda + p1, g.lda, m1, k1, a_block);
+        for (int64_t jr = 0; jr < n1; jr += k.nr) {
+          const float* b = b_block + (jr / k.nr) * k.nr * k1;
+          const int32_t cols = static_cast<int32_t>(std::min<int64_t>(k.nr, n1 - jr));
+          for (int64_t ir = 0; ir < m1; ir += k.mr) {
+            TileArgs args{k1, a_block + ir * k1, 0, b, 0, g.C + (i1 + ir) * g.ldc + j1 + jr, g.ldc, g.alpha, beta,
+                          static_cast<int32_t>(std::min<int64_t>(k.mr, m1 - ir)), cols};
+            k.packed(args);
+          }
+        }
+      }
+    }
+    run = run_end;
+  }
+}
+
+void run_packed(const Gemm& g, const Plan& plan, void* workspace) {
+  const Kernel& k = kKernels[plan.kernel];
+  const uintptr_t base = reinterpret_cast<uintptr_t>(workspace);
+  float* buffers = reinterpret_cast<float*>((base + kAlign - 1) / kAlign * kAlign);
+  for (int64_t i2 = 0; i2 < g.M; i2 += k.m2)
+    for (int64_t j2 = 0; j2 < g.N; j2 += k.n2)
+      for (int64_t p2 = 0; p2 < g.K; p2 += k.k2) {
+        BlockJob job{&g, &k, i2, j2, p2, std::min<int64_t>(k.m2, g.M - i2), std::min<int64_t>(k.n2, g.N - j2),
+                     std::min<int64_t>(k.k2, g.K - p2), 0, 0, 0, buffers};
+        job.tiles_m = ceil_div(job.m2, k.m1);
+        job.tiles_n = ceil_div(job.n2, k.n1);
+        job.threads = std::min<int64_t>(plan.threads, job.tiles_m * job.tiles_n);
+        parallel_for(job.threads, block_task, &job);
+      }
+}
+
+void run_direct(const Gemm& g, const Plan& plan) {
+  const Kernel& k = kKernels[plan.kernel];
+  DirectJob job{&g, &k, (g.M + k.mr - 1) / k.mr, (g.N + k.nr - 1) / k.nr, plan.threads};
+  job.threads = std::min<int64_t>(plan.threads, job.tiles_m * job.tiles_n);
+  parallel_for(job.threads, direct_task, &job);
+}
+
+// ---- Argument checks ---------------------------------------------------------------------------------------------
+
+bool cpu_supported() {
+  static const bool supported = {{CPU_CHECK}};
+  return supported;
+}
+
+// Largest element offset touched in a rows x cols row-major matrix with leading dimension ld, or -1 on overflow.
+int64_t extent(int64_t rows, int64_t cols, int64_t ld) {
+  if (rows == 0 || cols == 0) return 0;
+  const int64_t limit = std::numeric_limits<int64_t>::max() / static_cast<int64_t>(sizeof(float));
+  if (rows - 1 > (limit - cols) / ld) return -1;
+  return (rows - 1) * ld + cols;
+}
+
+{{PACKAGE}}_status check(const Gemm& g) {
+  if (g.M < 0 || g.N < 0 || g.K < 0) return {{PACKAGE_UPPER}}_INVALID_SIZE;
+  if (g.lda < std::max<int64_t>(1, g.K) || g.ldb < std::max<int64_t>(1, g.N) || g.ldc < std::max<int64_t>(1, g.N))
+    return {{PACKAGE_UPPER}}_INVALID_LEADING_DIM;
+  const bool touches_c = g.M > 0 && g.N > 0;
+  const bool reads_ab = touches_c && g.K > 0 && g.alpha != 0.0f;
+  if ((touches_c && g.C == nullptr) || (reads_ab && (g.A == nullptr || g.B == nullptr)))
+    return {{PACKAGE_UPPER}}_NULL_POINTER;
+  if (extent(g.M, g.K, g.lda) < 0 || extent(g.K, g.N, g.ldb) < 0 || extent(g.M, g.N, g.ldc) < 0)
+    return {{PACKAGE_UPPER}}_SIZE_OVERFLOW;
+  if (!cpu_supported()) return {{PACKAGE_UPPER}}_UNSUPPORTED_CPU;
+  return {{PACKAGE_UPPER}}_OK;
+}
+
+// A per-thread workspace that grows and is kept, so that repeated calls do not pay for allocation and page faults.
+void* cached_workspace(size_t bytes) {
+  struct Buffer {
+    void* data = nullptr;
+    size_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffer;
+  if (buffer.size < bytes) {
+    void* grown = std::malloc(bytes);
+    if (grown == nullptr) return nullptr;
+    std::free(buffer.data);
+    buffer.data = grown;
+    buffer.size = bytes;
+  }
+  return buffer.data;
+}
+
+{{PACKAGE}}_status execute(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, bool caller_workspace) {
+  const {{PACKAGE}}_status status = check(g);
+  if (status != {{PACKAGE_UPPER}}_OK) return status;
+  if (g.M == 0 || g.N == 0) return {{PACKAGE_UPPER}}_OK;
+  if (g.K == 0 || g.alpha == 0.0f) {
+    scale_c(g);
+    return {{PACKAGE_UPPER}}_OK;
+  }
+  const Plan plan = choose_plan(g.M, g.N, g.K, current_threads(), forced);
+  if (!plan.packed) {
+    run_direct(g, plan);
+    return {{PACKAGE_UPPER}}_OK;
+  }
+  const size_t needed = workspace_bytes(plan);
+  if (caller_workspace) {
+    if (workspace == nullptr || workspace_size < needed) return {{PACKAGE_UPPER}}_WORKSPACE_TOO_SMALL;
+  } else {
+    workspace = cached_workspace(needed);
+    if (workspace == nullptr) return {{PACKAGE_UPPER}}_OUT_OF_MEMORY;
+  }
+  run_packed(g, plan, workspace);
+  return {{PACKAGE_UPPER}}_OK;
+}
+
+void fill_plan(const Plan& p, {{PACKAGE}}_plan_t* out) {
+  const Kernel& k = kKernels[p.kernel];
+  *out = {{PACKAGE}}_plan_t{p.kernel, k.mr, k.nr, k.ku, k.m1, k.n1, k.k1, p.threads, p.packed ? 1 : 0, p.seconds};
+}
+
+}  // namespace
+}  // namespace {{PACKAGE}}_internal
+
+using namespace {{PACKAGE}}_internal;
+
+extern "C" {
+
+const char* {{PACKAGE}}_status_string({{PACKAGE}}_status status) {
+  switch (status) {
+    case {{PACKAGE_UPPER}}_OK: return "ok";
+    case {{PACKAGE_UPPER}}_INVALID_SIZE: return "M, N or K is negative";
+    case {{PACKAGE_UPPER}}_INVALID_LEADING_DIM: return "a leading dimension is smaller than its row length";
+    case {{PACKAGE_UPPER}}_NULL_POINTER: return "A, B or C is null but the call needs it";
+    case {{PACKAGE_UPPER}}_SIZE_OVERFLOW: return "a matrix extent overflows 64-bit indexing";
+    case {{PACKAGE_UPPER}}_INVALID_KERNEL: return "kernel id out of range";
+    case {{PACKAGE_UPPER}}_INVALID_ARGUMENT: return "invalid argument";
+    case {{PACKAGE_UPPER}}_WORKSPACE_TOO_SMALL: return "workspace smaller than {{PACKAGE}}_workspace_size()";
+    case {{PACKAGE_UPPER}}_OUT_OF_MEMORY: return "out of memory";
+    case {{PACKAGE_UPPER}}_UNSUPPORTED_CPU: return "this CPU lacks {{ISA_NAME}}";
+  }
+  return "unknown status";
+}
+
+{{PACKAGE}}_status {{PACKAGE}}(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+                               const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  return execute(Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc}, -1, nullptr, 0, false);
+}
+
+{{PACKAGE}}_status {{PACKAGE}}_with_kernel(int32_t kernel_id, int64_t M, int64_t N, int64_t K, float alpha,
+                                           const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
+                                           float* C, int64_t ldc) {
+  if (kernel_id < 0 || kernel_id >= kKernelCount) return {{PACKAGE_UPPER}}_INVALID_KERNEL;
+  return execute(Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc}, kernel_id, nullptr, 0, false);
+}
+
+{{PACKAGE}}_status {{PACKAGE}}_with_workspace(int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                                              int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                                              int64_t ldc, void* workspace, size_t workspace_bytes) {
+  return execute(Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc}, -1, workspace, workspace_bytes, true);
+}
+
+size_t {{PACKAGE}}_workspace_size(int64_t M, int64_t N, int64_t K) {
+  if (M <= 0 || N <= 0 || K <= 0) return 0;
+  return workspace_bytes(choose_plan(M, N, K, current_threads(), -1));
+}
+
+{{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K, {{PACKAGE}}_plan_t* plan) {
+  if (plan == nullptr) return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
+  if (M < 0 || N < 0 || K < 0) return {{PACKAGE_UPPER}}_INVALID_SIZE;
+  fill_plan(choose_plan(M, N, K, current_threads(), -1), plan);
+  return {{PACKAGE_UPPER}}_OK;
+}
+
+{{PACKAGE}}_status {{PACKAGE}}_kernel_plan(int32_t kernel_id, int64_t M, int64_t N, int64_t K,
+                                           {{PACKAGE}}_plan_t* plan) {
+  if (plan == nullptr) return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
+  if (kernel_id < 0 || kernel_id >= kKernelCount) return {{PACKAGE_UPPER}}_INVALID_KERNEL;
+  if (M < 0 || N < 0 || K < 0) return {{PACKAGE_UPPER}}_INVALID_SIZE;
+  fill_plan(choose_plan(M, N, K, current_threads(), kernel_id), plan);
+  return {{PACKAGE_UPPER}}_OK;
+}
+
+int32_t {{PACKAGE}}_kernel_count(void) { return kKernelCount; }
+
+{{PACKAGE}}_status {{PACKAGE}}_set_num_threads(int32_t threads) {
+  if (threads < 1) return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
+  g_threads.store(std::min(threads, kMaxThreads));
+  return {{PACKAGE_UPPER}}_OK;
+}
+
+int32_t {{PACKAGE}}_get_num_threads(void) { return current_threads(); }
+
+{{PACKAGE}}_status {{PACKAGE}}_set_parallel_for({{PACKAGE}}_parallel_for_fn parallel_for, void* host_context) {
+  g_host_context.store(host_context);
+  g_host_parallel_for.store(parallel_for);
+  return {{PACKAGE_UPPER}}_OK;
+}
+
+}  // extern "C"
