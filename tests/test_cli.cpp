@@ -17,7 +17,8 @@ TEST_CASE("strata sieve and strata model run for every shipped arch and op", "[c
       const auto op = strata::load_op(op_path);
       INFO(arch_path << " x " << op_path);
       const auto sieve = run_strata("sieve --explain --arch " + arch_path + " --op " + op_path);
-      const auto model = run_strata("model --top 2 --arch " + arch_path + " --op " + op_path + " --shape 100,200,300");
+      const auto model =
+          run_strata("model --top 2 --arch " + arch_path + " --op " + op_path + " --shape 100,200,300");
       bool compatible = op.rkernel_for(arch.target) != nullptr;
       bool unit = false;
       for (const auto& c : arch.compute) unit = unit || c.input == op.a_type;
@@ -43,8 +44,9 @@ TEST_CASE("spec errors print one located line and exit 1", "[cli][bad]") {
   dir.write("bad.yaml", replaced(kValidCpuArch, "clock_ghz: 2.0", "clock_ghz: fast"));
   const auto r = run_strata("check bad.yaml", dir.path());
   CHECK(r.exit_code == 1);
-  CHECK(r.err == "strata: error: bad.yaml:5:12: architecture descriptor: 'clock_ghz' expected a number, found "
-                 "'fast'\n");
+  CHECK(r.err ==
+        "strata: error: bad.yaml:5:12: architecture descriptor: 'clock_ghz' expected a number, found "
+        "'fast'\n");
   CHECK(r.out.empty());
 }
 

@@ -1,7 +1,6 @@
 // emitted_examples/ regenerates byte for byte from the records committed inside it, and generating twice gives
 // identical trees.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -17,7 +16,8 @@ namespace {
 std::map<std::string, std::string> read_tree(const fs::path& root) {
   std::map<std::string, std::string> files;
   for (const auto& entry : fs::recursive_directory_iterator(root))
-    if (entry.is_regular_file()) files[fs::relative(entry.path(), root).generic_string()] = read_file(entry.path().string());
+    if (entry.is_regular_file())
+      files[fs::relative(entry.path(), root).generic_string()] = read_file(entry.path().string());
   return files;
 }
 
@@ -81,7 +81,8 @@ TEST_CASE("generating twice gives identical trees, with no absolute paths or dat
     INFO(name);
     // The output directory's name is part of the recorded command line; everything else must match.
     std::string other = two.at(name);
-    for (size_t at = other.find("-o two"); at != std::string::npos; at = other.find("-o two", at)) other.replace(at, 6, "-o one");
+    for (size_t at = other.find("-o two"); at != std::string::npos; at = other.find("-o two", at))
+      other.replace(at, 6, "-o one");
     CHECK(other == content);
     // Paths given absolute on the command line are recorded relative to the working directory.
     CHECK(content.find(std::string(" ") + STRATA_SOURCE_DIR) == std::string::npos);

@@ -1,5 +1,6 @@
 // The performance model (templates/cost_model.h) against hand-computed values, and its monotonicity.
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "analyze/model.h"
 #include "cost_model.h"
@@ -7,8 +8,6 @@
 #include "spec/op_loader.h"
 #include "spec_fixtures.h"
 #include "test_util.h"
-
-#include <limits>
 
 using namespace strata_model;
 
@@ -23,6 +22,7 @@ Machine toy_machine() {
   m.level[1] = {10e-9, 1e9, 2, {kParallel, kParallel, kReduction}, false};
   m.problem = {100e-9, 1e9, 1, {kTemporal, kTemporal, kReduction}, false};
   m.unit_flops = 1e9;
+  m.fma_latency_s = 0;
   m.launch_s = 1e-6;
   m.a_bytes = m.b_bytes = m.c_bytes = 4;
   return m;
@@ -78,6 +78,10 @@ TEST_CASE("clamped tiles cost what the edge needs, padded ones the whole tile", 
   // 1x1x1 of a profiled 2x2x1 register tile: a quarter of its time.
   CHECK(clamped.level[0].exec_s == Approx(2.5e-9));
   CHECK(padded.level[0].exec_s == Approx(10e-9));
+  // But never below the FMA latency chain of its one k step.
+  Machine slow_fma = m;
+  slow_fma.fma_latency_s = 4e-9;
+  CHECK(estimate(slow_fma, t, shape).level[0].exec_s == Approx(4e-9));
 }
 
 TEST_CASE("serial loads do not overlap compute", "[model]") {
@@ -112,7 +116,7 @@ TEST_CASE("profiled level 0 replaces the modelled time", "[model]") {
   CHECK(e.level[1].compute_s == Approx(5e-9));
 }
 
-TEST_CASE("more K is never cheaper; more parallel units are never slower", "[model]") {
+TEST_CASE("more K is never cheaper and more parallel units are never slower", "[model]") {
   const strata::Arch arch = strata::load_arch(strata::test::source_path("archs/zen4-avx512.yaml"));
   const strata::Op op = strata::load_op(strata::test::source_path("ops/sgemm.yaml"));
   const auto sieve = strata::run_sieve(arch, op).at(0);
@@ -179,9 +183,9 @@ TEST_CASE("the dynamic programme finds the same optimum as brute force", "[model
     const auto best = strata::best_sub_tilings(m, sieve);
     double dp = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < l2.size(); ++i)
-      dp = std::min(dp, m.launch_s + level_cost(m, m.problem, shape.data(), l2[i].tile.data(), best.exec_s[2][i],
-                                                false)
-                                         .exec_s);
+      dp = std::min(
+          dp,
+          m.launch_s + level_cost(m, m.problem, shape.data(), l2[i].tile.data(), best.exec_s[2][i], false).exec_s);
     CHECK(dp == Approx(brute));
   }
 }

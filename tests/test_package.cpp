@@ -2,7 +2,6 @@
 // kernel and the dispatcher against a reference on edge-case shapes at 1 and 2 threads; one configuration runs
 // under AddressSanitizer and UndefinedBehaviorSanitizer. Only the ISAs this host runs are tested.
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 
 #include "test_util.h"
@@ -38,8 +37,8 @@ std::string build_and_selftest(const std::string& src, const std::string& name, 
   }();
   const std::string log = build.path() + "/log";
   const std::string configure = "cmake -S " + src + " -B " + build.path() + " -DCMAKE_CXX_COMPILER=" + cxx +
-                                " -DCMAKE_BUILD_TYPE=" + build_type + " -D" + upper + "_WERROR=ON '-DCMAKE_CXX_FLAGS=" +
-                                flags + "' > " + log + " 2>&1";
+                                " -DCMAKE_BUILD_TYPE=" + build_type + " -D" + upper +
+                                "_WERROR=ON '-DCMAKE_CXX_FLAGS=" + flags + "' > " + log + " 2>&1";
   INFO(read_file(log));
   REQUIRE(std::system(configure.c_str()) == 0);
   const std::string compile = "cmake --build " + build.path() + " --parallel 2 >> " + log + " 2>&1";
@@ -67,9 +66,10 @@ TEST_CASE("generated packages build with gcc and clang and pass their self-test"
     // Generate from the committed records: fast, and independent of this host's timing noise.
     ScratchDir dir;
     const std::string records = source_path(std::string("emitted_examples/") + isa.example + "/profile_records.yaml");
-    const auto gen = run_strata(std::string("generate --arch ") + source_path(isa.arch) + " --op " +
-                                source_path("ops/sgemm.yaml") + " --profile " + records + " -o pkg --name " +
-                                isa.example, dir.path());
+    const auto gen =
+        run_strata(std::string("generate --arch ") + source_path(isa.arch) + " --op " +
+                       source_path("ops/sgemm.yaml") + " --profile " + records + " -o pkg --name " + isa.example,
+                   dir.path());
     REQUIRE(gen.exit_code == 0);
     const std::string src = dir.path() + "/pkg";
     build_and_selftest(src, isa.example, "g++", "", "Release");
@@ -85,9 +85,10 @@ TEST_CASE("a generated package passes its self-test under ASan and UBSan", "[pac
     if (!isa.supported) continue;
     ScratchDir dir;
     const std::string records = source_path(std::string("emitted_examples/") + isa.example + "/profile_records.yaml");
-    const auto gen = run_strata(std::string("generate --arch ") + source_path(isa.arch) + " --op " +
-                                source_path("ops/sgemm.yaml") + " --profile " + records + " -o pkg --name " +
-                                isa.example, dir.path());
+    const auto gen =
+        run_strata(std::string("generate --arch ") + source_path(isa.arch) + " --op " +
+                       source_path("ops/sgemm.yaml") + " --profile " + records + " -o pkg --name " + isa.example,
+                   dir.path());
     REQUIRE(gen.exit_code == 0);
     build_and_selftest(dir.path() + "/pkg", isa.example, "g++",
                        "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer",

@@ -1,7 +1,6 @@
 // Profile records (strict loading, byte-stable writing, matching the arch) and level-0 profiling on the host.
-#include <catch2/catch.hpp>
-
 #include <array>
+#include <catch2/catch.hpp>
 #include <cmath>
 
 #include "profile/host_profiler.h"

@@ -1,7 +1,6 @@
 // Whatever the input, loading a spec either succeeds or throws strata::Error: never another exception, an
 // abort or a crash. Mutates the shipped specs deterministically: dropped lines, swapped values, truncations.
 #include <catch2/catch.hpp>
-
 #include <random>
 
 #include "sieve/sieve.h"
@@ -27,9 +26,10 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 std::string mutate(const std::vector<std::string>& lines, std::mt19937& rng) {
-  static const std::vector<std::string> values = {"0", "-1", "1e309", "[]", "{}", "~", "\"\"", "x y", "[1, [2]]",
-                                                  "99999999999999999999", "&a 1", "*a", "!!binary AAAA", "3.5",
-                                                  "{unit: cpu_fma}", "'", "\t"};
+  static const std::vector<std::string> values = {"0",    "-1",   "1e309",         "[]",       "{}",
+                                                  "~",    "\"\"", "x y",           "[1, [2]]", "99999999999999999999",
+                                                  "&a 1", "*a",   "!!binary AAAA", "3.5",      "{unit: cpu_fma}",
+                                                  "'",    "\t"};
   std::vector<std::string> out = lines;
   const int edits = 1 + static_cast<int>(rng() % 3);
   for (int e = 0; e < edits && !out.empty(); ++e) {

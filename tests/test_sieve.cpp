@@ -98,8 +98,8 @@ TEST_CASE("sieve invariants hold for every shipped arch and op", "[sieve]") {
           }
           if (arch.is_gpu() && l == 1) {
             CHECK(c.footprint_bytes <= arch.isa.shared_memory_per_block_bytes);
-            CHECK(c.footprint_bytes == c.stages * (c.tile[0] * c.tile[2] * op.a_bytes() +
-                                                   c.tile[2] * c.tile[1] * op.b_bytes()));
+            CHECK(c.footprint_bytes ==
+                  c.stages * (c.tile[0] * c.tile[2] * op.a_bytes() + c.tile[2] * c.tile[1] * op.b_bytes()));
           }
         }
       }

@@ -88,9 +88,11 @@ TEST_CASE("missing file", "[spec][bad]") {
 }
 
 TEST_CASE("not YAML at all", "[spec][bad]") {
-  CHECK(arch_error(std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10)) == "spec.yaml: not a YAML file (contains NUL bytes)");
-  CHECK_THAT(arch_error("name: [unclosed\n  - x: {"), Catch::StartsWith("spec.yaml:") &&
-                                                          Catch::Contains("YAML syntax error"));
+  CHECK(arch_error(std::string("\x7f"
+                               "ELF\x02\x01\x01\0\0\0",
+                               10)) == "spec.yaml: not a YAML file (contains NUL bytes)");
+  CHECK_THAT(arch_error("name: [unclosed\n  - x: {"),
+             Catch::StartsWith("spec.yaml:") && Catch::Contains("YAML syntax error"));
   CHECK(arch_error("") == "spec.yaml: empty document: expected a YAML mapping");
   CHECK(arch_error("- a\n- b\n") == "spec.yaml:1:1: expected a YAML mapping at the top level, found a list");
   CHECK(arch_error("just a sentence\n") ==
@@ -163,7 +165,9 @@ TEST_CASE("impossible hierarchies", "[spec][bad]") {
   CHECK(arch_error(replaced(kValidCpuArch, "capacity_bytes: 262144", "capacity_bytes: 262000")) ==
         "spec.yaml:32:21: memories[1]: 'capacity_bytes' 262000 is not sets x associativity (8) x line_bytes (64) "
         "for an integer number of sets");
-  CHECK(arch_error(replaced(replaced(kValidCpuArch, "analyzer: profile", "analyzer: model"), "analyzer: model\n    tile_multiples: [1, 2, 4, 8]", "analyzer: profile\n    tile_multiples: [1, 2, 4, 8]")) ==
+  CHECK(arch_error(replaced(replaced(kValidCpuArch, "analyzer: profile", "analyzer: model"),
+                            "analyzer: model\n    tile_multiples: [1, 2, 4, 8]",
+                            "analyzer: profile\n    tile_multiples: [1, 2, 4, 8]")) ==
         "spec.yaml:60:5: level 'cache_block' is profiled but a level below it is modelled; profiled levels must "
         "be the innermost ones");
   CHECK(arch_error(replaced(kValidCpuArch, "vector_bits: 256", "vector_bits: 512")) ==

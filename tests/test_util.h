@@ -6,7 +6,7 @@
 
 namespace strata::test {
 
-std::string source_path(const std::string& relative);         // a path inside the source tree
+std::string source_path(const std::string& relative);            // a path inside the source tree
 std::vector<std::string> shipped_specs(const std::string& dir);  // sorted *.yaml of archs/ or ops/
 
 // A scratch directory removed when the object goes away.

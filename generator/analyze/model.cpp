@@ -31,8 +31,8 @@ strata_model::Machine make_machine(const Arch& arch, const Op& op, const SieveRe
   strata_model::Machine m{};
   m.num_levels = static_cast<int>(arch.levels.size());
   if (m.num_levels > strata_model::kMaxLevels)
-    throw Error({arch.file, 0, 0}, "more levels than the model supports (" +
-                                       std::to_string(strata_model::kMaxLevels) + ")");
+    throw Error({arch.file, 0, 0},
+                "more levels than the model supports (" + std::to_string(strata_model::kMaxLevels) + ")");
   for (int l = 0; l < m.num_levels; ++l) {
     const LevelSpec& level = arch.levels[static_cast<size_t>(l)];
     m.level[l] = level_params(arch.memory_of(level), level.parallel_units);
@@ -45,6 +45,7 @@ strata_model::Machine make_machine(const Arch& arch, const Op& op, const SieveRe
   m.problem.loop[kAxisK] = strata_model::kReduction;
   m.unit_flops = sieve.peak_gflops * 1e9 / static_cast<double>(arch.level0_units());
   m.launch_s = arch.launch_overhead_ns * 1e-9;
+  m.fma_latency_s = arch.is_gpu() ? 0.0 : arch.isa.fma_latency_cycles / (arch.clock_ghz * 1e9);
   m.a_bytes = op.a_bytes();
   m.b_bytes = op.b_bytes();
   m.c_bytes = op.c_bytes();
@@ -117,9 +118,9 @@ std::vector<RankedTiling> rank_tilings(const strata_model::Machine& machine, con
     const double sub = best.exec_s[levels - 1][i];
     if (sub == std::numeric_limits<double>::infinity()) continue;
     const double t =
-        empty ? 0.0
-              : strata_model::level_cost(machine, machine.problem, shape.data(), top[i].tile.data(), sub, false)
-                    .exec_s;
+        empty
+            ? 0.0
+            : strata_model::level_cost(machine, machine.problem, shape.data(), top[i].tile.data(), sub, false).exec_s;
     scored.emplace_back(t, static_cast<int>(i));
   }
   // The dynamic programme ranks with full (padded) tiles; the best of those are re-ranked with the clamped model

@@ -15,13 +15,13 @@ Command add_arch_command(CLI::App& app) {
   auto output = std::make_shared<std::string>();
   detect->add_option("-o,--output", *output, "write the descriptor to FILE instead of standard output");
   return {arch, [output]() {
-    const std::string yaml = write_arch_yaml(detect_host_arch());
-    if (output->empty())
-      fmt::print("{}", yaml);
-    else
-      write_file_atomically(*output, yaml);
-    return 0;
-  }};
+            const std::string yaml = write_arch_yaml(detect_host_arch());
+            if (output->empty())
+              fmt::print("{}", yaml);
+            else
+              write_file_atomically(*output, yaml);
+            return 0;
+          }};
 }
 
 }  // namespace strata::cli

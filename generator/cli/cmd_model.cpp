@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include "analyze/model.h"
-#include "emit/x86_package.h"
-#include "profile/records.h"
 #include "cli/commands.h"
 #include "cli/spec_options.h"
+#include "emit/x86_package.h"
+#include "profile/records.h"
 #include "spec/arch_loader.h"
 #include "spec/op_loader.h"
 
@@ -52,8 +52,8 @@ Command add_model_command(CLI::App& app) {
             const Arch arch = load_arch(paths->arch);
             const Op op = load_op(paths->op);
             const std::vector<SieveResult> results = run_sieve(arch, op);
-            const double flops = 2.0 * static_cast<double>(shape[0]) * static_cast<double>(shape[1]) *
-                                 static_cast<double>(shape[2]);
+            const double flops =
+                2.0 * static_cast<double>(shape[0]) * static_cast<double>(shape[1]) * static_cast<double>(shape[2]);
             fmt::print("model: arch {}, op {}, shape m={} n={} k={} ({:.3g} GFLOP)\n", arch.name, op.name, shape[0],
                        shape[1], shape[2], flops * 1e-9);
             ProfileRecords records;

@@ -27,8 +27,9 @@ void write_package(const std::string& out_dir, const std::map<std::string, std::
   if (exists && !fs::is_directory(target, ec))
     throw Error({out_dir, 0, 0}, "exists and is not a directory; refusing to replace it");
   if (exists && !force && !fs::is_empty(target, ec) && !is_strata_package(target.string()))
-    throw Error({out_dir, 0, 0}, "exists and is not a Strata package (no manifest.yaml from Strata); use --force to "
-                                 "replace it");
+    throw Error({out_dir, 0, 0},
+                "exists and is not a Strata package (no manifest.yaml from Strata); use --force to "
+                "replace it");
   const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
   fs::create_directories(parent, ec);
   if (ec) throw Error({out_dir, 0, 0}, "cannot create parent directory: " + ec.message());

@@ -11,13 +11,14 @@ namespace strata {
 enum class CommentStyle { cpp, hash, markdown };
 
 struct Provenance {
-  std::string command;                         // e.g. "strata generate --arch archs/x.yaml ..."
-  std::map<std::string, std::string> inputs;   // label (e.g. "arch archs/x.yaml") -> sha256
+  std::string command;                        // e.g. "strata generate --arch archs/x.yaml ..."
+  std::map<std::string, std::string> inputs;  // label (e.g. "arch archs/x.yaml") -> sha256
 };
 
 // The header as comment lines in `style`, followed by any extra lines (already without comment markers) and a
 // blank line. Templates used are listed only if `templates` is non-empty (per-file: the templates it came from).
-std::string provenance_header(const Provenance& p, CommentStyle style, const std::map<std::string, std::string>& templates,
+std::string provenance_header(const Provenance& p, CommentStyle style,
+                              const std::map<std::string, std::string>& templates,
                               const std::vector<std::string>& extra_lines = {});
 
 // Makes the command line reproducible: each argument that names an existing path is rewritten relative to the

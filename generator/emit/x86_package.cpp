@@ -70,6 +70,7 @@ void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
   d->SetValue("PROBLEM_LATENCY_S", literal(m.problem.latency_s));
   d->SetValue("PROBLEM_BANDWIDTH_BPS", literal(m.problem.bandwidth_Bps));
   d->SetValue("UNIT_FLOPS", literal(m.unit_flops));
+  d->SetValue("FMA_LATENCY_S", literal(m.fma_latency_s));
   d->SetValue("LAUNCH_S", literal(m.launch_s));
   const MemorySpec& block_memory = in.arch->memory_of(in.arch->levels.at(1));
   d->SetValue("DIRECT_CACHE", block_memory.name);
@@ -78,8 +79,9 @@ void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
 
 std::string cpu_check(VectorIsa isa) {
   const char* feature = isa == VectorIsa::avx512 ? "avx512f" : "avx2";
-  return fmt::format("[] {{ __builtin_cpu_init(); return __builtin_cpu_supports(\"{}\") && __builtin_cpu_supports(\"fma\"); }}()",
-                     feature);
+  return fmt::format(
+      "[] {{ __builtin_cpu_init(); return __builtin_cpu_supports(\"{}\") && __builtin_cpu_supports(\"fma\"); }}()",
+      feature);
 }
 
 }  // namespace
@@ -90,14 +92,15 @@ void check_x86_support(const Arch& arch, const Op& op) {
                                                "'{}' is target {} with vector {}",
                                                arch.name, to_string(arch.target), to_string(arch.isa.vector)));
   if (op.kind != OpKind::gemm || op.a_type != DataType::f32 || op.c_type != DataType::f32)
-    throw Error({op.file, 0, 0}, fmt::format("the x86 package backend emits fp32 GEMM; operator '{}' is {} with {} "
-                                             "inputs and {} output",
-                                             op.name, to_string(op.kind), to_string(op.a_type), to_string(op.c_type)));
+    throw Error({op.file, 0, 0},
+                fmt::format("the x86 package backend emits fp32 GEMM; operator '{}' is {} with {} "
+                            "inputs and {} output",
+                            op.name, to_string(op.kind), to_string(op.a_type), to_string(op.c_type)));
   if (op.a_layout != Layout::row_major || op.b_layout != Layout::row_major || op.c_layout != Layout::row_major)
-    throw Error({op.file, 0, 0}, fmt::format("the x86 package backend emits row-major A, B and C so far; operator "
-                                             "'{}' declares a: {}, b: {}, c: {}",
-                                             op.name, to_string(op.a_layout), to_string(op.b_layout),
-                                             to_string(op.c_layout)));
+    throw Error({op.file, 0, 0},
+                fmt::format("the x86 package backend emits row-major A, B and C so far; operator "
+                            "'{}' declares a: {}, b: {}, c: {}",
+                            op.name, to_string(op.a_layout), to_string(op.b_layout), to_string(op.c_layout)));
 }
 
 UkernelSpec ukernel_for(const Arch& arch, const Op& op, const Candidate& level0) {
@@ -184,13 +187,14 @@ std::map<std::string, std::string> render_x86_package(const PackageInputs& in, T
     kd->SetValue("REASON", fmt::format("model's best on {} of {} grid shapes, e.g. {}x{}x{}", k.shapes_won,
                                        sel.grid_shapes, k.example_shape[0], k.example_shape[1], k.example_shape[2]));
   }
-  dict.SetValue("SELECTION_NOTE",
-                fmt::format("The generator considered {} level-0 register tiles ({}), took the model's best tiling "
-                            "for each of {} grid shapes (powers of two and 1.5 times powers of two, 1 to 8192 per "
-                            "axis; no user shapes), and kept the {} kernels that cover that grid best: their best "
-                            "time is within {:.1f}% of the best of all the grid's winners (geometric mean).",
-                            sel.level0_pool.size(), in.records ? "ranked by profiled throughput" : "ranked by the model",
-                            sel.grid_shapes, sel.kernels.size(), (sel.geomean_vs_unrestricted - 1.0) * 100.0));
+  dict.SetValue(
+      "SELECTION_NOTE",
+      fmt::format("The generator considered {} level-0 register tiles ({}), took the model's best tiling "
+                  "for each of {} grid shapes (powers of two and 1.5 times powers of two, 1 to 8192 per "
+                  "axis; no user shapes), and kept the {} kernels that cover that grid best: their best "
+                  "time is within {:.1f}% of the best of all the grid's winners (geometric mean).",
+                  sel.level0_pool.size(), in.records ? "ranked by profiled throughput" : "ranked by the model",
+                  sel.grid_shapes, sel.kernels.size(), (sel.geomean_vs_unrestricted - 1.0) * 100.0));
 
   // Render each file. Kernel files first fill their own dictionaries.
   for (const auto& [name, u] : ukernels) {

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "emit/provenance.h"
+#include "profile/records.h"
 #include "render/template_renderer.h"
 #include "render/ukernel_dict.h"
-#include "profile/records.h"
 #include "select/select.h"
 
 namespace strata {
@@ -19,11 +19,11 @@ struct PackageInputs {
   const SieveResult* sieve = nullptr;
   strata_model::Machine machine{};
   const Selection* selection = nullptr;
-  std::vector<double> level0_seconds;     // per level-0 candidate: profiled tile time, 0 when modelled
+  std::vector<double> level0_seconds;       // per level-0 candidate: profiled tile time, 0 when modelled
   const ProfileRecords* records = nullptr;  // null: level 0 modelled
-  std::string records_yaml;               // shipped as profile_records.yaml when records != nullptr
-  std::string name;                       // package name, a C identifier
-  Provenance provenance;                  // command line and input hashes (arch, op, records)
+  std::string records_yaml;                 // shipped as profile_records.yaml when records != nullptr
+  std::string name;                         // package name, a C identifier
+  Provenance provenance;                    // command line and input hashes (arch, op, records)
 };
 
 // Relative path -> content, sorted. Throws strata::Error when the op or arch is outside what this backend emits.

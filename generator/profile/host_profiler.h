@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "render/ukernel_dict.h"
 #include "profile/records.h"
+#include "render/ukernel_dict.h"
 #include "spec/arch.h"
 
 namespace strata {

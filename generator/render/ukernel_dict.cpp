@@ -4,9 +4,7 @@
 
 namespace strata {
 
-std::string UkernelSpec::name() const {
-  return fmt::format("ukernel_{}_{}x{}_k{}", to_string(isa), mr, nr, ku);
-}
+std::string UkernelSpec::name() const { return fmt::format("ukernel_{}_{}x{}_k{}", to_string(isa), mr, nr, ku); }
 
 std::vector<std::string> UkernelSpec::compile_flags() const {
   if (isa == VectorIsa::avx512) return {"-mavx512f", "-mfma"};

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <thread>
 
 namespace strata {
 namespace {
@@ -42,6 +43,18 @@ std::vector<int> level0_pool(const SieveResult& sieve, const strata_model::Machi
   return pool;
 }
 
+// Runs body(i) for i in [0, count) on all hardware threads, each taking a contiguous range.
+template <typename Body>
+void parallel_ranges(size_t count, Body body) {
+  const size_t threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      for (size_t i = count * t / threads; i < count * (t + 1) / threads; ++i) body(i);
+    });
+  for (auto& th : pool) th.join();
+}
+
 double problem_time(const strata_model::Machine& machine, const strata_model::Tiling& t,
                     const std::array<int64_t, kNumAxes>& shape) {
   return strata_model::estimate(machine, t, shape.data()).total_s;
@@ -78,7 +91,6 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
 
   // Step 2: the model's best outermost candidate per shape of a coarser grid (powers of two only: scanning every
   // outermost candidate is the expensive part of selection, and neighbouring shapes share winners).
-  std::map<int, size_t> winner_slot;  // top candidate -> index in winners
   std::vector<int> winners;
   std::vector<int64_t> coarse_axis;
   for (int64_t v : axis)
@@ -87,35 +99,57 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
   for (int64_t m : coarse_axis)
     for (int64_t n : coarse_axis)
       for (int64_t k : coarse_axis) coarse.push_back({m, n, k});
-  for (const auto& shape : coarse) {
+  // Scanning is independent per shape: spread it over the cores, then merge in shape order (deterministic).
+  std::vector<int> best_of(coarse.size(), -1);
+  // A tile's problem-level time is at least (number of its tiles in the problem) x (its execution time), since
+  // Eq. 5 runs every tile's compute; candidates whose bound already loses are skipped without evaluating Eq. 5.
+  parallel_ranges(coarse.size(), [&](size_t s) {
+    const auto& shape = coarse[s];
     double best_t = kInf;
-    int best_i = -1;
     for (size_t i = 0; i < top.size(); ++i) {
       const double sub = best.exec_s[top_level][i];
       if (sub == kInf) continue;
-      const double t =
-          strata_model::level_cost(machine, machine.problem, shape.data(), top[i].tile.data(), sub, false).exec_s;
-      if (t < best_t) {
-        best_t = t;
-        best_i = static_cast<int>(i);
+      const auto& t = top[i].tile;
+      const double tiles =
+          static_cast<double>(strata_model::ceil_div(shape[0], t[0]) * strata_model::ceil_div(shape[1], t[1]) *
+                              strata_model::ceil_div(shape[2], t[2]));
+      if (tiles * sub >= best_t) continue;
+      const double time =
+          strata_model::level_cost(machine, machine.problem, shape.data(), t.data(), sub, false).exec_s;
+      if (time < best_t) {
+        best_t = time;
+        best_of[s] = static_cast<int>(i);
       }
     }
-    if (best_i >= 0 && winner_slot.emplace(best_i, winners.size()).second) winners.push_back(best_i);
-  }
+  });
+  // Keep the winners of the most coarse shapes (ties: lower index): near-ties that win a single shape each would
+  // only make the greedy cover slower, not better.
+  std::map<int, int64_t> wins;
+  for (int i : best_of)
+    if (i >= 0) ++wins[i];
+  std::vector<std::pair<int64_t, int>> by_wins;
+  for (const auto& [i, n] : wins) by_wins.emplace_back(-n, i);
+  std::sort(by_wins.begin(), by_wins.end());
+  if (by_wins.size() > options.max_winners) by_wins.resize(options.max_winners);
+  for (const auto& entry : by_wins) winners.push_back(entry.second);
 
   // Step 3: greedy cover. times[w][s]: modelled time of winner w on grid shape s.
   std::vector<strata_model::Tiling> tilings(winners.size());
   std::vector<std::vector<int>> chains(winners.size());
   std::vector<std::vector<double>> times(winners.size(), std::vector<double>(grid.size()));
   std::vector<double> best_any(grid.size(), kInf);
-  for (size_t w = 0; w < winners.size(); ++w) {
+  for (size_t w = 0; w < winners.size(); ++w)
     tilings[w] = unroll_tiling(sieve, best, winners[w], &chains[w], level0_seconds);
-    for (size_t s = 0; s < grid.size(); ++s) {
-      times[w][s] = problem_time(machine, tilings[w], grid[s]);
-      best_any[s] = std::min(best_any[s], times[w][s]);
-    }
-  }
-  std::vector<double> current(grid.size(), kInf);
+  parallel_ranges(winners.size(), [&](size_t w) {
+    for (size_t s = 0; s < grid.size(); ++s) times[w][s] = problem_time(machine, tilings[w], grid[s]);
+  });
+  for (size_t w = 0; w < winners.size(); ++w)
+    for (size_t s = 0; s < grid.size(); ++s) best_any[s] = std::min(best_any[s], times[w][s]);
+  // The greedy objective is a sum of logarithms: take them once.
+  std::vector<std::vector<double>> log_times(winners.size(), std::vector<double>(grid.size()));
+  for (size_t w = 0; w < winners.size(); ++w)
+    for (size_t s = 0; s < grid.size(); ++s) log_times[w][s] = std::log(times[w][s]);
+  std::vector<double> current(grid.size(), kInf), current_logs(grid.size(), kInf);
   std::vector<size_t> chosen;
   double current_log = kInf;
   while (chosen.size() < options.max_kernels && chosen.size() < winners.size()) {
@@ -124,7 +158,7 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
     for (size_t w = 0; w < winners.size(); ++w) {
       if (std::find(chosen.begin(), chosen.end(), w) != chosen.end()) continue;
       double log_sum = 0;
-      for (size_t s = 0; s < grid.size(); ++s) log_sum += std::log(std::min(current[s], times[w][s]));
+      for (size_t s = 0; s < grid.size(); ++s) log_sum += std::min(current_logs[s], log_times[w][s]);
       if (log_sum < pick_log) {
         pick_log = log_sum;
         pick = w;
@@ -134,7 +168,10 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
     if (pick == winners.size() || (!chosen.empty() && gain < options.min_gain)) break;
     chosen.push_back(pick);
     current_log = pick_log;
-    for (size_t s = 0; s < grid.size(); ++s) current[s] = std::min(current[s], times[pick][s]);
+    for (size_t s = 0; s < grid.size(); ++s) {
+      current[s] = std::min(current[s], times[pick][s]);
+      current_logs[s] = std::min(current_logs[s], log_times[pick][s]);
+    }
   }
 
   // Credit each chosen kernel with the shapes it wins inside the set.

@@ -4,7 +4,8 @@
 //
 // 1. Level 0: a pool of the best register tiles (profiled GFLOP/s, or the model when not profiled), plus the best
 //    "partner" tiles for skinny shapes (few rows; a single vector of columns).
-// 2. For every grid shape, the model's best full tiling (L0 from the pool, L1 and L2 from the cross-layer map).
+// 2. For every shape of a coarse grid (powers of two), the model's best full tiling (L0 from the pool, L1 and L2
+//    from the cross-layer map); the tilings that win most shapes go on.
 // 3. Greedy set cover over those winners: add the kernel that most improves the geometric mean of the best
 //    modelled time over the grid, until `max_kernels` or until the gain drops below `min_gain`.
 #pragma once
@@ -20,7 +21,7 @@ namespace strata {
 struct SelectedKernel {
   std::vector<int> chain;  // candidate index per level, L0 first
   strata_model::Tiling tiling{};
-  int64_t shapes_won = 0;  // grid shapes on which it is the selected set's best
+  int64_t shapes_won = 0;                         // grid shapes on which it is the selected set's best
   std::array<int64_t, kNumAxes> example_shape{};  // the grid shape it wins by the largest margin
 };
 
@@ -35,6 +36,7 @@ struct SelectOptions {
   size_t max_kernels = 12;
   size_t level0_pool = 6;   // best register tiles by level-0 throughput
   double min_gain = 0.005;  // stop adding kernels that improve the grid's geometric mean by less than this
+  size_t max_winners = 96;  // best tilings of the coarse grid carried into the greedy cover
 };
 
 // level0_seconds: per level-0 candidate, the profiled time of one tile (0 = modelled).

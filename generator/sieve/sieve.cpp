@@ -280,9 +280,9 @@ void upper_level(const Arch& arch, const Op& op, int index, const SieveLevel& be
 void check_pairing(const Arch& arch, const Op& op, const RKernel*& rkernel) {
   rkernel = op.rkernel_for(arch.target);
   if (!rkernel)
-    throw Error({op.file, 0, 0}, fmt::format("operator '{}' has no rkernel.{} for target {} of architecture '{}'",
-                                             op.name, arch.is_gpu() ? "cuda" : "cpu", to_string(arch.target),
-                                             arch.name));
+    throw Error({op.file, 0, 0},
+                fmt::format("operator '{}' has no rkernel.{} for target {} of architecture '{}'", op.name,
+                            arch.is_gpu() ? "cuda" : "cpu", to_string(arch.target), arch.name));
   if (rkernel->levels.size() != arch.levels.size())
     throw Error(rkernel->pos, fmt::format("rkernel.{} has {} levels but architecture '{}' ({}) has {}",
                                           arch.is_gpu() ? "cuda" : "cpu", rkernel->levels.size(), arch.name,

@@ -22,8 +22,8 @@ struct Candidate {
   std::array<int64_t, kNumAxes> tile{};  // m, n, k extents
   int64_t footprint_bytes = 0;           // what Eq. 1 compared with the capacity
   // Level 0 detail.
-  int registers = 0;    // CPU: vector registers; GPU: 32-bit registers per thread
-  int mma_index = -1;   // Tensor Cores: index into isa.mma
+  int registers = 0;   // CPU: vector registers; GPU: 32-bit registers per thread
+  int mma_index = -1;  // Tensor Cores: index into isa.mma
   int thread_m = 0, thread_n = 0, warp_rows = 0, warp_cols = 0;  // CUDA cores: per-thread tile and warp layout
   // GPU level 1 detail.
   int stages = 1;
@@ -33,12 +33,12 @@ struct Candidate {
 
 struct SieveLevel {
   std::string name;
-  int64_t considered = 0;                  // initial candidates (L0) or (lower candidate, multiple) pairs (L>0)
-  std::map<std::string, int64_t> pruned;   // constraint -> rejected count
+  int64_t considered = 0;                 // initial candidates (L0) or (lower candidate, multiple) pairs (L>0)
+  std::map<std::string, int64_t> pruned;  // constraint -> rejected count
   std::map<std::string, std::vector<std::string>> examples;  // constraint -> first few rejected tiles
   std::vector<std::string> constraint_order;
-  std::vector<Candidate> candidates;       // sorted by (tile, mma, stages)
-  int64_t map_edges = 0;                   // total size of the cross-layer map
+  std::vector<Candidate> candidates;  // sorted by (tile, mma, stages)
+  int64_t map_edges = 0;              // total size of the cross-layer map
 };
 
 struct SieveResult {

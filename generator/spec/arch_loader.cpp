@@ -18,11 +18,18 @@ const std::vector<std::string> kDataTypes = {"f32", "f16", "bf16"};
 const std::vector<std::string> kMemoryKinds = {"registers", "cache", "shared", "dram"};
 const std::vector<std::string> kAnalyzers = {"profile", "model"};
 
-const std::vector<std::string> kCpuIsaKeys = {"vector", "vector_bits", "vector_registers", "fma_latency_cycles",
+const std::vector<std::string> kCpuIsaKeys = {"vector",    "vector_bits",  "vector_registers", "fma_latency_cycles",
                                               "fma_pipes", "fma_broadcast"};
-const std::vector<std::string> kCudaIsaKeys = {
-    "sm", "warp_size", "registers_per_thread_max", "register_overhead_per_thread", "registers_per_sm",
-    "shared_memory_per_block_bytes", "threads_per_block_max", "warps_per_block_max", "pipeline_stages", "mma"};
+const std::vector<std::string> kCudaIsaKeys = {"sm",
+                                               "warp_size",
+                                               "registers_per_thread_max",
+                                               "register_overhead_per_thread",
+                                               "registers_per_sm",
+                                               "shared_memory_per_block_bytes",
+                                               "threads_per_block_max",
+                                               "warps_per_block_max",
+                                               "pipeline_stages",
+                                               "mma"};
 
 std::vector<int> to_ints(const std::vector<int64_t>& v) { return std::vector<int>(v.begin(), v.end()); }
 
@@ -32,22 +39,20 @@ void reject_other_target_keys(MapReader& r, const std::vector<std::string>& keys
     if (r.has(key)) r.fail(key, fmt::format("is only valid for {} targets", owner));
 }
 
-DataType read_type(MapReader& r, const std::string& key) {
-  return static_cast<DataType>(r.choice(key, kDataTypes));
-}
+DataType read_type(MapReader& r, const std::string& key) { return static_cast<DataType>(r.choice(key, kDataTypes)); }
 
 IsaInfo read_cpu_isa(MapReader& r, Target target) {
   IsaInfo isa;
   isa.vector = static_cast<VectorIsa>(r.choice("vector", kVectorIsas));
   const bool x86 = target == Target::x86_64;
   if (x86 == (isa.vector == VectorIsa::neon))
-    r.fail("vector", fmt::format("'{}' is not a vector extension of target {}", to_string(isa.vector),
-                                 to_string(target)));
+    r.fail("vector",
+           fmt::format("'{}' is not a vector extension of target {}", to_string(isa.vector), to_string(target)));
   isa.vector_bits = static_cast<int>(r.integer("vector_bits", 128, 512));
   const int expected_bits = isa.vector == VectorIsa::avx512 ? 512 : isa.vector == VectorIsa::avx2 ? 256 : 128;
   if (isa.vector_bits != expected_bits)
-    r.fail("vector_bits", fmt::format("must be {} for {}, found {}", expected_bits, to_string(isa.vector),
-                                      isa.vector_bits));
+    r.fail("vector_bits",
+           fmt::format("must be {} for {}, found {}", expected_bits, to_string(isa.vector), isa.vector_bits));
   isa.vector_registers = static_cast<int>(r.integer("vector_registers", 1, 256));
   isa.fma_latency_cycles = static_cast<int>(r.integer("fma_latency_cycles", 1, 64));
   isa.fma_pipes = static_cast<int>(r.integer("fma_pipes", 1, 8));
@@ -85,13 +90,12 @@ IsaInfo read_cuda_isa(MapReader& r) {
   isa.threads_per_block_max = static_cast<int>(r.integer("threads_per_block_max", isa.warp_size, 65536));
   isa.warps_per_block_max = static_cast<int>(r.integer("warps_per_block_max", 1, 1024));
   if (isa.warps_per_block_max * isa.warp_size > isa.threads_per_block_max)
-    r.fail("warps_per_block_max", fmt::format("exceeds threads_per_block_max / warp_size = {}",
-                                              isa.threads_per_block_max / isa.warp_size));
+    r.fail("warps_per_block_max",
+           fmt::format("exceeds threads_per_block_max / warp_size = {}", isa.threads_per_block_max / isa.warp_size));
   isa.pipeline_stages = to_ints(r.integer_list("pipeline_stages", 1, 16));
   isa.k_unroll = to_ints(r.integer_list("k_unroll", 1, 256));
   YAML::Node mma = r.node("mma");
-  if (!mma.IsSequence())
-    throw Error(pos_of(mma, r.file()), "isa: 'mma' expected a list of MMA instruction shapes");
+  if (!mma.IsSequence()) throw Error(pos_of(mma, r.file()), "isa: 'mma' expected a list of MMA instruction shapes");
   for (size_t i = 0; i < mma.size(); ++i) isa.mma.push_back(read_mma(mma[i], r.file(), i));
   reject_other_target_keys(r, kCpuIsaKeys, "CPU (x86_64, aarch64)");
   return isa;
@@ -125,8 +129,8 @@ MemorySpec read_memory(const YAML::Node& node, const std::string& file, size_t i
     const int64_t way_bytes = static_cast<int64_t>(m.line_bytes) * m.associativity;
     if (m.capacity_bytes % way_bytes != 0)
       r.fail("capacity_bytes",
-                 fmt::format("{} is not sets x associativity ({}) x line_bytes ({}) for an integer number of sets",
-                             m.capacity_bytes, m.associativity, m.line_bytes));
+             fmt::format("{} is not sets x associativity ({}) x line_bytes ({}) for an integer number of sets",
+                         m.capacity_bytes, m.associativity, m.line_bytes));
   } else {
     for (const char* key : {"line_bytes", "associativity"})
       if (r.has(key)) r.fail(key, "is only valid for memories of kind cache");
@@ -191,16 +195,17 @@ void check_hierarchy(Arch& a) {
     LevelSpec& l = a.levels[i];
     for (size_t j = 0; j < i; ++j)
       if (a.levels[j].name == l.name) throw Error(l.pos, fmt::format("level '{}' is declared twice", l.name));
-    auto it = std::find_if(a.memories.begin(), a.memories.end(), [&](const MemorySpec& m) { return m.name == l.memory; });
+    auto it =
+        std::find_if(a.memories.begin(), a.memories.end(), [&](const MemorySpec& m) { return m.name == l.memory; });
     if (it == a.memories.end())
-      throw Error(l.pos, fmt::format("level '{}' names memory '{}', which is not declared in 'memories'", l.name,
-                                     l.memory));
+      throw Error(l.pos,
+                  fmt::format("level '{}' names memory '{}', which is not declared in 'memories'", l.name, l.memory));
     l.memory_index = static_cast<int>(it - a.memories.begin());
     if (i == 0 && it->kind != MemoryKind::registers)
       throw Error(l.pos, fmt::format("level 0 ('{}') must be staged in a memory of kind registers", l.name));
     if (it->kind == MemoryKind::dram)
-      throw Error(l.pos, fmt::format("level '{}' cannot be staged in dram: the problem itself streams from there",
-                                     l.name));
+      throw Error(l.pos,
+                  fmt::format("level '{}' cannot be staged in dram: the problem itself streams from there", l.name));
     if (l.memory_index < previous_memory)
       throw Error(l.pos, fmt::format("impossible hierarchy: level '{}' is staged in '{}', inside the memory of the "
                                      "level below it",
@@ -215,8 +220,8 @@ void check_hierarchy(Arch& a) {
   for (const auto& c : a.compute) {
     const bool gpu_unit = c.unit != ComputeUnit::cpu_fma;
     if (gpu_unit != a.is_gpu())
-      throw Error(c.pos, fmt::format("compute unit {} does not exist on target {}", to_string(c.unit),
-                                     to_string(a.target)));
+      throw Error(c.pos,
+                  fmt::format("compute unit {} does not exist on target {}", to_string(c.unit), to_string(a.target)));
   }
 }
 

@@ -62,8 +62,8 @@ struct Op {
   DataType a_type = DataType::f32, b_type = DataType::f32, c_type = DataType::f32, accumulate = DataType::f32;
   // GEMM operand storage: A is M x K, B is K x N, C is M x N; col_major stores the transpose.
   Layout a_layout = Layout::row_major, b_layout = Layout::row_major, c_layout = Layout::row_major;
-  ConvParams conv;                           // conv2d only
-  std::vector<DimFacts> dims;                // the operator's runtime dimensions, in spec order
+  ConvParams conv;                                           // conv2d only
+  std::vector<DimFacts> dims;                                // the operator's runtime dimensions, in spec order
   std::array<std::vector<std::string>, kNumAxes> gemm_view;  // dims (or derived dims) whose product is m, n, k
   std::optional<RKernel> rkernel_cpu;
   std::optional<RKernel> rkernel_cuda;

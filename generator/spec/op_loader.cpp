@@ -48,8 +48,8 @@ std::vector<std::string> read_name_list(const YAML::Node& node, const std::strin
   auto add = [&](const YAML::Node& item) {
     std::string s = scalar_string(item, file, what);
     if (!is_c_identifier(s))
-      throw Error(pos_of(item, file), fmt::format("{} must be a C identifier ([A-Za-z_][A-Za-z0-9_]*), found '{}'",
-                                                  what, s));
+      throw Error(pos_of(item, file),
+                  fmt::format("{} must be a C identifier ([A-Za-z_][A-Za-z0-9_]*), found '{}'", what, s));
     out.push_back(s);
   };
   if (node.IsSequence()) {
@@ -72,8 +72,7 @@ RKernelLevel read_rkernel_level(const YAML::Node& node, const std::string& file,
   if (level.loops[kAxisK] == LoopType::TNL)
     loops.fail("k", "is the reduction axis: it can be TRL (temporal reduction) or PL (split-K), not TNL");
   for (int axis : {kAxisM, kAxisN})
-    if (level.loops[axis] == LoopType::TRL)
-      loops.fail(kAxisNames[axis], "is not a reduction axis: use PL or TNL");
+    if (level.loops[axis] == LoopType::TRL) loops.fail(kAxisNames[axis], "is not a reduction axis: use PL or TNL");
   level.load = read_name_list(r.node("load"), file, what + ": 'load'");
   level.compute = read_name_list(r.node("compute"), file, what + ": 'compute'").front();
   level.store = read_name_list(r.node("store"), file, what + ": 'store'").front();
@@ -101,7 +100,8 @@ std::array<int64_t, 2> read_pair(MapReader& r, const std::string& key, std::arra
   if (!r.has(key)) return fallback;
   YAML::Node node = r.node(key);
   if (!node.IsSequence() || node.size() != 2)
-    throw Error(pos_of(node, r.file()), fmt::format("{}: '{}' expected a list of two integers [h, w]", r.what(), key));
+    throw Error(pos_of(node, r.file()),
+                fmt::format("{}: '{}' expected a list of two integers [h, w]", r.what(), key));
   return {scalar_integer(node[0], r.file(), r.what() + ": '" + key + "'", min_value),
           scalar_integer(node[1], r.file(), r.what() + ": '" + key + "'", min_value)};
 }
@@ -120,9 +120,11 @@ void read_gemm_view(MapReader& r, Op& op) {
     const std::string& key = kAxisNames[axis];
     op.gemm_view[axis] = read_name_list(view.node(key), r.file(), "gemm_view: '" + key + "'");
     for (const auto& name : op.gemm_view[axis]) {
-      const bool known = std::count(dims.begin(), dims.end(), name) || std::count(derived.begin(), derived.end(), name);
-      if (!known) view.fail(key, fmt::format("names '{}', which is not a dimension of a {} operator", name,
-                                             to_string(op.kind)));
+      const bool known =
+          std::count(dims.begin(), dims.end(), name) || std::count(derived.begin(), derived.end(), name);
+      if (!known)
+        view.fail(key,
+                  fmt::format("names '{}', which is not a dimension of a {} operator", name, to_string(op.kind)));
       if (std::count(seen.begin(), seen.end(), name)) view.fail(key, fmt::format("uses '{}' twice", name));
       seen.push_back(name);
     }
@@ -185,7 +187,8 @@ Op load_op(const std::string& path) {
     op.b_type = static_cast<DataType>(types.choice("b", kDataTypes));
     op.c_type = static_cast<DataType>(types.choice("c", kDataTypes));
     op.accumulate = static_cast<DataType>(types.choice("accumulate", kDataTypes));
-    if (op.a_type != op.b_type) types.fail("b", "must have the same type as 'a' (mixed-input products are not supported)");
+    if (op.a_type != op.b_type)
+      types.fail("b", "must have the same type as 'a' (mixed-input products are not supported)");
     if (op.accumulate != DataType::f32) types.fail("accumulate", "must be f32 (the only accumulator Strata emits)");
     types.finish();
   }

@@ -86,8 +86,7 @@ YAML::Node load_yaml_file(const std::string& path, std::string* content_out) {
   buffer << in.rdbuf();
   if (in.bad()) throw Error({path, 0, 0}, "cannot read file");
   std::string content = buffer.str();
-  if (content.find('\0') != std::string::npos)
-    throw Error({path, 0, 0}, "not a YAML file (contains NUL bytes)");
+  if (content.find('\0') != std::string::npos) throw Error({path, 0, 0}, "not a YAML file (contains NUL bytes)");
   YAML::Node root;
   try {
     root = YAML::Load(content);
@@ -96,8 +95,8 @@ YAML::Node load_yaml_file(const std::string& path, std::string* content_out) {
     throw Error(pos, "YAML syntax error: " + e.msg);
   }
   if (!root.IsDefined() || root.IsNull()) throw Error({path, 0, 0}, "empty document: expected a YAML mapping");
-  if (!root.IsMap()) throw Error(pos_of(root, path), std::string("expected a YAML mapping at the top level, found ") +
-                                                        show(root));
+  if (!root.IsMap())
+    throw Error(pos_of(root, path), std::string("expected a YAML mapping at the top level, found ") + show(root));
   if (content_out) *content_out = std::move(content);
   return root;
 }
@@ -163,8 +162,7 @@ int64_t MapReader::integer(const std::string& key, int64_t min_value, int64_t ma
   return scalar_integer(node(key), file_, fmt::format("{}: '{}'", what_, key), min_value, max_value);
 }
 
-int64_t MapReader::optional_integer(const std::string& key, int64_t fallback, int64_t min_value,
-                                    int64_t max_value) {
+int64_t MapReader::optional_integer(const std::string& key, int64_t fallback, int64_t min_value, int64_t max_value) {
   return has(key) ? integer(key, min_value, max_value) : fallback;
 }
 
@@ -220,7 +218,8 @@ int64_t scalar_integer(const YAML::Node& node, const std::string& file, const st
 }
 
 std::string scalar_string(const YAML::Node& node, const std::string& file, const std::string& what) {
-  if (!node.IsScalar()) throw Error(pos_of(node, file), fmt::format("{} expected a string, found {}", what, show(node)));
+  if (!node.IsScalar())
+    throw Error(pos_of(node, file), fmt::format("{} expected a string, found {}", what, show(node)));
   return node.Scalar();
 }
 

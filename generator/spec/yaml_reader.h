@@ -29,7 +29,7 @@ class MapReader {
   MapReader(const YAML::Node& node, std::string file, std::string what);
 
   bool has(const std::string& key) const;
-  YAML::Node node(const std::string& key);  // required, any type
+  YAML::Node node(const std::string& key);           // required, any type
   YAML::Node optional_node(const std::string& key);  // undefined node when absent
 
   std::string string(const std::string& key);

@@ -58,6 +58,7 @@ constexpr strata_model::Machine kMachine = {
 {{/LEVEL}}    },
     { {{PROBLEM_LATENCY_S}}, {{PROBLEM_BANDWIDTH_BPS}}, 1, {strata_model::kTemporal, strata_model::kTemporal, strata_model::kReduction}, false },
     {{UNIT_FLOPS}},  // F: peak FLOP/s of one core
+    {{FMA_LATENCY_S}},  // one dependent FMA
     {{LAUNCH_S}},  // T_launch
     4, 4, 4,
 };

@@ -4,7 +4,7 @@
 //   79e898852e3f181cf01a3fbd4510e5c5c1d71f31a3c7ddbcef86f1e8a4b9d4a9  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   854a5ce3acde9104f7f80fb9f930d819940aa646b551dc7eb1d7da4c428a08d1  profile records
-//   58408b401d19fcf42c942c3c9de978301377cf725ce1e44758a62df97db74ce0  template cost_model.h
+//   ab35d45ca4ddf57aa3af97a0345ed63d4dedf435d427dbc10ab4fba723157ab9  template cost_model.h
 
 // Strata's performance model (Helix, SC'25, §5.2, Eqs. 1-8), header-only and dependency-free.
 //
@@ -48,8 +48,8 @@
 // Edges. estimate_padded() is Helix's model as printed: partial tiles cost as much as full ones. estimate()
 // clamps every level's tile to the problem's extent (a tile never exceeds the one above it), because Strata's
 // kernels do no padding work: edge tiles run exact-size instantiations, and a profiled level-0 time is scaled by
-// the fraction of the register tile in use. The dispatcher uses estimate(); the generator's dynamic programme,
-// which ranks tiles independently of any shape, uses the padded form.
+// the fraction of the register tile in use, but never below the FMA latency chain of its k steps. The dispatcher uses
+// estimate(); the generator's dynamic programme, which ranks tiles independently of any shape, uses the padded form.
 #ifndef STRATA_COST_MODEL_H_
 #define STRATA_COST_MODEL_H_
 
@@ -67,15 +67,16 @@ struct LevelParams {
   double bandwidth_Bps;    // BW of that memory as one parallel unit sees it (instance bandwidth / sharers)
   int64_t parallel_units;  // |ParallelUnit| of this level
   LoopKind loop[kAxes];
-  bool serial_load;        // the computing unit moves the sub-tiles itself (software packing): no overlap
+  bool serial_load;  // the computing unit moves the sub-tiles itself (software packing): no overlap
 };
 
 struct Machine {
-  int num_levels;                  // tiled levels, 1..kMaxLevels
-  LevelParams level[kMaxLevels];   // L0 first
-  LevelParams problem;             // the level above the outermost tile: DRAM, 1 unit, all temporal
-  double unit_flops;               // F of Eq. 3: peak FLOP/s of one level-0 unit
-  double launch_s;                 // T_launch of Eq. 8
+  int num_levels;                 // tiled levels, 1..kMaxLevels
+  LevelParams level[kMaxLevels];  // L0 first
+  LevelParams problem;            // the level above the outermost tile: DRAM, 1 unit, all temporal
+  double unit_flops;              // F of Eq. 3: peak FLOP/s of one level-0 unit
+  double fma_latency_s;           // one dependent FMA: the least time a k step takes, however few rows (0: none)
+  double launch_s;                // T_launch of Eq. 8
   double a_bytes, b_bytes, c_bytes;
 };
 
@@ -120,8 +121,7 @@ inline LevelCost level_cost(const Machine& m, const LevelParams& p, const int64_
   c.load_s = p.latency_s + step_s;
   c.store_s = transfer_s(p, output_bytes(m, sub));
   c.compute_s = sub_exec_s;
-  const double per_iteration_s =
-      p.serial_load ? step_s + c.compute_s : (step_s > c.compute_s ? step_s : c.compute_s);
+  const double per_iteration_s = p.serial_load ? step_s + c.compute_s : (step_s > c.compute_s ? step_s : c.compute_s);
   c.temporal_s = c.load_s + static_cast<double>(c.n_temporal - 1) * per_iteration_s + c.compute_s + c.store_s;
   // Register sub-tiles drain their accumulators one after another: every output sub-tile of this tile pays a
   // store, not just the last (the micro-kernel's epilogue does not overlap the next call's FMAs).
@@ -145,7 +145,8 @@ inline LevelCost level0_cost(const Machine& m, const int64_t tile[kAxes], double
     return c;
   }
   const LevelParams& p = m.level[0];
-  const double flops = 2.0 * static_cast<double>(tile[0]) * static_cast<double>(tile[1]) * static_cast<double>(tile[2]);
+  const double flops =
+      2.0 * static_cast<double>(tile[0]) * static_cast<double>(tile[1]) * static_cast<double>(tile[2]);
   c.compute_s = flops / m.unit_flops;
   c.load_s = transfer_s(p, input_bytes(m, tile));
   c.store_s = transfer_s(p, output_bytes(m, tile));
@@ -204,8 +205,12 @@ inline Estimate estimate(const Machine& m, const Tiling& t, const int64_t shape[
       eff[l][a] = above < t.tile[l][a] ? above : t.tile[l][a];
     }
   double l0_s = t.l0_measured_s;
-  if (l0_s > 0)
+  if (l0_s > 0) {
     for (int a = 0; a < kAxes; ++a) l0_s *= static_cast<double>(eff[0][a]) / static_cast<double>(t.tile[0][a]);
+    // A tile with few rows is bound by FMA latency, not throughput: every accumulator's k steps are a chain.
+    const double chain_s = static_cast<double>(eff[0][2]) * m.fma_latency_s;
+    if (l0_s < chain_s) l0_s = chain_s;
+  }
   return estimate_tiles(m, eff, l0_s, shape);
 }
 

@@ -4,7 +4,7 @@
 //   79e898852e3f181cf01a3fbd4510e5c5c1d71f31a3c7ddbcef86f1e8a4b9d4a9  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   854a5ce3acde9104f7f80fb9f930d819940aa646b551dc7eb1d7da4c428a08d1  profile records
-//   6fe725b00ef52d63dc5cdbe6e6a1f1a033516d9710a8d0cdd2dbeedb25ec6ede  template x86/dispatch.cpp.tpl
+//   1a2ad5cec4bdbc2824dc26d5d6c2b12f74f3bacda056302937166ff6606c0507  template x86/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -53,13 +53,14 @@ struct Kernel {
 };
 
 constexpr Kernel kKernels[] = {
-    {"k0_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 128, 64, 48, 256, 1.900625e-08},
-    {"k1_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 8, 72, 128, 32, 72, 512, 1.900625e-08},
-    {"k2_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 64, 48, 128, 64, 192, 128, 1.900625e-08},
-    {"k3_ukernel_avx2_6x16_k2", &ukernel_avx2_6x16_k2_packed, &ukernel_avx2_6x16_k2_direct, &ukernel_avx2_6x16_k2_pack_a, &ukernel_avx2_6x16_k2_pack_b, 6, 16, 2, 24, 32, 32, 96, 32, 256, 4.84453125e-09},
-    {"k4_ukernel_avx2_5x16_k4", &ukernel_avx2_5x16_k4_packed, &ukernel_avx2_5x16_k4_direct, &ukernel_avx2_5x16_k4_pack_a, &ukernel_avx2_5x16_k4_pack_b, 5, 16, 4, 30, 16, 64, 30, 64, 64, 8.0328125e-09},
-    {"k5_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 64, 96, 128, 256, 96, 128, 1.900625e-08},
-    {"k6_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 40, 32, 128, 40, 128, 256, 1.61625e-08},
+    {"k0_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 16, 72, 128, 64, 72, 128, 1.900625e-08},
+    {"k1_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 64, 48, 128, 64, 192, 128, 1.900625e-08},
+    {"k2_ukernel_avx2_13x8_k2", &ukernel_avx2_13x8_k2_packed, &ukernel_avx2_13x8_k2_direct, &ukernel_avx2_13x8_k2_pack_a, &ukernel_avx2_13x8_k2_pack_b, 13, 8, 2, 13, 8, 32, 52, 8, 64, 6.01953125e-09},
+    {"k3_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 128, 64, 48, 128, 1.900625e-08},
+    {"k4_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 64, 96, 128, 256, 96, 128, 1.900625e-08},
+    {"k5_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 48, 128, 32, 192, 256, 1.900625e-08},
+    {"k6_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 40, 64, 128, 160, 64, 128, 1.61625e-08},
+    {"k7_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 10, 16, 128, 40, 16, 256, 1.61625e-08},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -74,6 +75,7 @@ constexpr strata_model::Machine kMachine = {
     },
     { 8e-08, 25600000000.0, 1, {strata_model::kTemporal, strata_model::kTemporal, strata_model::kReduction}, false },
     112000000000.0,  // F: peak FLOP/s of one core
+    1.4285714285714286e-09,  // one dependent FMA
     5.0000000000000004e-08,  // T_launch
     4, 4, 4,
 };

@@ -4,7 +4,7 @@
 //   107cd2668d8251b558bfac35ee64e176052e9f206dc047a003b53f2f0b72ccf1  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   67d4fa640f8add22e339730fc53ffd88acfcd08645fef23ea98bd20462ca517a  profile records
-//   6fe725b00ef52d63dc5cdbe6e6a1f1a033516d9710a8d0cdd2dbeedb25ec6ede  template x86/dispatch.cpp.tpl
+//   1a2ad5cec4bdbc2824dc26d5d6c2b12f74f3bacda056302937166ff6606c0507  template x86/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -53,12 +53,12 @@ struct Kernel {
 };
 
 constexpr Kernel kKernels[] = {
-    {"k0_ukernel_avx512_8x48_k4", &ukernel_avx512_8x48_k4_packed, &ukernel_avx512_8x48_k4_direct, &ukernel_avx512_8x48_k4_pack_a, &ukernel_avx512_8x48_k4_pack_b, 8, 48, 4, 64, 96, 64, 128, 96, 1024, 2.078125e-08},
-    {"k1_ukernel_avx512_11x16_k8", &ukernel_avx512_11x16_k8_packed, &ukernel_avx512_11x16_k8_direct, &ukernel_avx512_11x16_k8_pack_a, &ukernel_avx512_11x16_k8_pack_b, 11, 16, 8, 33, 32, 128, 33, 64, 256, 2.176875e-08},
-    {"k2_ukernel_avx512_9x48_k8", &ukernel_avx512_9x48_k8_packed, &ukernel_avx512_9x48_k8_direct, &ukernel_avx512_9x48_k8_pack_a, &ukernel_avx512_9x48_k8_pack_b, 9, 48, 8, 108, 96, 128, 108, 192, 512, 4.771875e-08},
-    {"k3_ukernel_avx512_11x16_k8", &ukernel_avx512_11x16_k8_packed, &ukernel_avx512_11x16_k8_direct, &ukernel_avx512_11x16_k8_pack_a, &ukernel_avx512_11x16_k8_pack_b, 11, 16, 8, 33, 16, 128, 33, 32, 128, 2.176875e-08},
-    {"k4_ukernel_avx512_8x48_k4", &ukernel_avx512_8x48_k4_packed, &ukernel_avx512_8x48_k4_direct, &ukernel_avx512_8x48_k4_pack_a, &ukernel_avx512_8x48_k4_pack_b, 8, 48, 4, 128, 192, 64, 256, 192, 256, 2.078125e-08},
-    {"k5_ukernel_avx512_11x16_k8", &ukernel_avx512_11x16_k8_packed, &ukernel_avx512_11x16_k8_direct, &ukernel_avx512_11x16_k8_pack_a, &ukernel_avx512_11x16_k8_pack_b, 11, 16, 8, 33, 64, 128, 66, 64, 512, 2.176875e-08},
+    {"k0_ukernel_avx512_8x48_k4", &ukernel_avx512_8x48_k4_packed, &ukernel_avx512_8x48_k4_direct, &ukernel_avx512_8x48_k4_pack_a, &ukernel_avx512_8x48_k4_pack_b, 8, 48, 4, 128, 96, 64, 256, 96, 512, 2.078125e-08},
+    {"k1_ukernel_avx512_11x16_k8", &ukernel_avx512_11x16_k8_packed, &ukernel_avx512_11x16_k8_direct, &ukernel_avx512_11x16_k8_pack_a, &ukernel_avx512_11x16_k8_pack_b, 11, 16, 8, 66, 128, 128, 132, 128, 256, 2.176875e-08},
+    {"k2_ukernel_avx512_11x16_k8", &ukernel_avx512_11x16_k8_packed, &ukernel_avx512_11x16_k8_direct, &ukernel_avx512_11x16_k8_pack_a, &ukernel_avx512_11x16_k8_pack_b, 11, 16, 8, 33, 16, 64, 66, 16, 64, 2.176875e-08},
+    {"k3_ukernel_avx512_9x48_k8", &ukernel_avx512_9x48_k8_packed, &ukernel_avx512_9x48_k8_direct, &ukernel_avx512_9x48_k8_pack_a, &ukernel_avx512_9x48_k8_pack_b, 9, 48, 8, 108, 96, 128, 108, 192, 512, 4.771875e-08},
+    {"k4_ukernel_avx512_8x48_k4", &ukernel_avx512_8x48_k4_packed, &ukernel_avx512_8x48_k4_direct, &ukernel_avx512_8x48_k4_pack_a, &ukernel_avx512_8x48_k4_pack_b, 8, 48, 4, 64, 96, 64, 128, 96, 128, 2.078125e-08},
+    {"k5_ukernel_avx512_8x48_k1", &ukernel_avx512_8x48_k1_packed, &ukernel_avx512_8x48_k1_direct, &ukernel_avx512_8x48_k1_pack_a, &ukernel_avx512_8x48_k1_pack_b, 8, 48, 1, 64, 48, 8, 64, 96, 8, 5.19921875e-09},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -73,6 +73,7 @@ constexpr strata_model::Machine kMachine = {
     },
     { 9.000000000000001e-08, 9600000000.0, 1, {strata_model::kTemporal, strata_model::kTemporal, strata_model::kReduction}, false },
     118400000000.0,  // F: peak FLOP/s of one core
+    1.081081081081081e-09,  // one dependent FMA
     5.0000000000000004e-08,  // T_launch
     4, 4, 4,
 };

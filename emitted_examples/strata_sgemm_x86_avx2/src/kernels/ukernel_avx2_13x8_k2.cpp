@@ -6,15 +6,15 @@
 //   854a5ce3acde9104f7f80fb9f930d819940aa646b551dc7eb1d7da4c428a08d1  profile records
 //   50cb2b90485aad0427a289f8b11d016928035ad2c5a8579bf291e55130f945d8  template x86/ukernel.cpp.tpl
 //
-// Tile hierarchy: level 0 register tile 6 x 16 x 2 (k unroll); the cache blocks that use it are listed in manifest.yaml.
-// Cost: profiled 79.26 GFLOP/s (6.2e-07 s per 256-deep call) with c++ (Debian 12.2.0-14+deb12u1) 12.2.0.
+// Tile hierarchy: level 0 register tile 13 x 8 x 2 (k unroll); the cache blocks that use it are listed in manifest.yaml.
+// Cost: profiled 69.11 GFLOP/s (7.7e-07 s per 256-deep call) with c++ (Debian 12.2.0-14+deb12u1) 12.2.0.
 
-// Micro-kernel ukernel_avx2_6x16_k2: a 6 x 16 register tile (6 rows x 2 AVX2+FMA vectors of 8 floats), k unrolled
-// 2 times. Each k step broadcasts one element of A per row and multiplies it into 2 vectors of B: 12
-// accumulators + 2 B registers + 1 broadcast register = 15 of 16 vector registers.
+// Micro-kernel ukernel_avx2_13x8_k2: a 13 x 8 register tile (13 rows x 1 AVX2+FMA vectors of 8 floats), k unrolled
+// 2 times. Each k step broadcasts one element of A per row and multiplies it into 1 vectors of B: 13
+// accumulators + 1 B registers + 1 broadcast register = 15 of 16 vector registers.
 //
-// Edges cost no padding work: tile<kRows, kVecs> is instantiated for every row count 1..6 and vector count
-// 1..2, and the last vector of each row is masked to the tile's columns.
+// Edges cost no padding work: tile<kRows, kVecs> is instantiated for every row count 1..13 and vector count
+// 1..1, and the last vector of each row is masked to the tile's columns.
 #include <immintrin.h>
 
 #include <cstdint>
@@ -61,170 +61,269 @@ inline Vec load_b(const float* p, Mask last) {
 
 template <bool kPacked, int kRows, int kVecs>
 void tile(const TileArgs& t) {
-  static_assert(kRows >= 1 && kRows <= 6 && kVecs >= 1 && kVecs <= 2, "tile outside the register tile");
-  // A element (r, p): packed at a[p * 6 + r], direct at a[r * lda + p]. B row p: packed at b + p * 16,
+  static_assert(kRows >= 1 && kRows <= 13 && kVecs >= 1 && kVecs <= 1, "tile outside the register tile");
+  // A element (r, p): packed at a[p * 13 + r], direct at a[r * lda + p]. B row p: packed at b + p * 8,
   // direct at b + p * ldb.
   const int64_t a_rs = kPacked ? 1 : t.lda;
-  const int64_t a_cs = kPacked ? 6 : 1;
-  const int64_t b_rs = kPacked ? 16 : t.ldb;
+  const int64_t a_cs = kPacked ? 13 : 1;
+  const int64_t b_rs = kPacked ? 8 : t.ldb;
   const float* a = t.a;
   const float* b = t.b;
   const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
   Vec c0_0 = vzero();
-  Vec c0_1 = vzero();
   Vec c1_0 = vzero();
-  Vec c1_1 = vzero();
   Vec c2_0 = vzero();
-  Vec c2_1 = vzero();
   Vec c3_0 = vzero();
-  Vec c3_1 = vzero();
   Vec c4_0 = vzero();
-  Vec c4_1 = vzero();
   Vec c5_0 = vzero();
-  Vec c5_1 = vzero();
+  Vec c6_0 = vzero();
+  Vec c7_0 = vzero();
+  Vec c8_0 = vzero();
+  Vec c9_0 = vzero();
+  Vec c10_0 = vzero();
+  Vec c11_0 = vzero();
+  Vec c12_0 = vzero();
 
   int64_t p = 0;
   for (; p + 2 <= t.k; p += 2, a += 2 * a_cs, b += 2 * b_rs) {
     {
       const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 0 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 0 * a_cs);
         c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 0 * a_cs);
         c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 0 * a_cs);
         c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
       }
       if constexpr (kRows > 4) {
         const Vec a4 = vbroadcast(a + 4 * a_rs + 0 * a_cs);
         c4_0 = vfma(a4, b0, c4_0);
-        if constexpr (kVecs > 1) c4_1 = vfma(a4, b1, c4_1);
       }
       if constexpr (kRows > 5) {
         const Vec a5 = vbroadcast(a + 5 * a_rs + 0 * a_cs);
         c5_0 = vfma(a5, b0, c5_0);
-        if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
+      }
+      if constexpr (kRows > 6) {
+        const Vec a6 = vbroadcast(a + 6 * a_rs + 0 * a_cs);
+        c6_0 = vfma(a6, b0, c6_0);
+      }
+      if constexpr (kRows > 7) {
+        const Vec a7 = vbroadcast(a + 7 * a_rs + 0 * a_cs);
+        c7_0 = vfma(a7, b0, c7_0);
+      }
+      if constexpr (kRows > 8) {
+        const Vec a8 = vbroadcast(a + 8 * a_rs + 0 * a_cs);
+        c8_0 = vfma(a8, b0, c8_0);
+      }
+      if constexpr (kRows > 9) {
+        const Vec a9 = vbroadcast(a + 9 * a_rs + 0 * a_cs);
+        c9_0 = vfma(a9, b0, c9_0);
+      }
+      if constexpr (kRows > 10) {
+        const Vec a10 = vbroadcast(a + 10 * a_rs + 0 * a_cs);
+        c10_0 = vfma(a10, b0, c10_0);
+      }
+      if constexpr (kRows > 11) {
+        const Vec a11 = vbroadcast(a + 11 * a_rs + 0 * a_cs);
+        c11_0 = vfma(a11, b0, c11_0);
+      }
+      if constexpr (kRows > 12) {
+        const Vec a12 = vbroadcast(a + 12 * a_rs + 0 * a_cs);
+        c12_0 = vfma(a12, b0, c12_0);
       }
     }
     {
       const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 1 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 1 * a_cs);
         c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 1 * a_cs);
         c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 1 * a_cs);
         c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
       }
       if constexpr (kRows > 4) {
         const Vec a4 = vbroadcast(a + 4 * a_rs + 1 * a_cs);
         c4_0 = vfma(a4, b0, c4_0);
-        if constexpr (kVecs > 1) c4_1 = vfma(a4, b1, c4_1);
       }
       if constexpr (kRows > 5) {
         const Vec a5 = vbroadcast(a + 5 * a_rs + 1 * a_cs);
         c5_0 = vfma(a5, b0, c5_0);
-        if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
+      }
+      if constexpr (kRows > 6) {
+        const Vec a6 = vbroadcast(a + 6 * a_rs + 1 * a_cs);
+        c6_0 = vfma(a6, b0, c6_0);
+      }
+      if constexpr (kRows > 7) {
+        const Vec a7 = vbroadcast(a + 7 * a_rs + 1 * a_cs);
+        c7_0 = vfma(a7, b0, c7_0);
+      }
+      if constexpr (kRows > 8) {
+        const Vec a8 = vbroadcast(a + 8 * a_rs + 1 * a_cs);
+        c8_0 = vfma(a8, b0, c8_0);
+      }
+      if constexpr (kRows > 9) {
+        const Vec a9 = vbroadcast(a + 9 * a_rs + 1 * a_cs);
+        c9_0 = vfma(a9, b0, c9_0);
+      }
+      if constexpr (kRows > 10) {
+        const Vec a10 = vbroadcast(a + 10 * a_rs + 1 * a_cs);
+        c10_0 = vfma(a10, b0, c10_0);
+      }
+      if constexpr (kRows > 11) {
+        const Vec a11 = vbroadcast(a + 11 * a_rs + 1 * a_cs);
+        c11_0 = vfma(a11, b0, c11_0);
+      }
+      if constexpr (kRows > 12) {
+        const Vec a12 = vbroadcast(a + 12 * a_rs + 1 * a_cs);
+        c12_0 = vfma(a12, b0, c12_0);
       }
     }
   }
   for (; p < t.k; ++p, a += a_cs, b += b_rs) {
     const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 0 * kLanes, last) : vzero();
-    const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 1 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {
       const Vec a0 = vbroadcast(a + 0 * a_rs);
       c0_0 = vfma(a0, b0, c0_0);
-      if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
     }
     if constexpr (kRows > 1) {
       const Vec a1 = vbroadcast(a + 1 * a_rs);
       c1_0 = vfma(a1, b0, c1_0);
-      if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
     }
     if constexpr (kRows > 2) {
       const Vec a2 = vbroadcast(a + 2 * a_rs);
       c2_0 = vfma(a2, b0, c2_0);
-      if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
     }
     if constexpr (kRows > 3) {
       const Vec a3 = vbroadcast(a + 3 * a_rs);
       c3_0 = vfma(a3, b0, c3_0);
-      if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
     }
     if constexpr (kRows > 4) {
       const Vec a4 = vbroadcast(a + 4 * a_rs);
       c4_0 = vfma(a4, b0, c4_0);
-      if constexpr (kVecs > 1) c4_1 = vfma(a4, b1, c4_1);
     }
     if constexpr (kRows > 5) {
       const Vec a5 = vbroadcast(a + 5 * a_rs);
       c5_0 = vfma(a5, b0, c5_0);
-      if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
+    }
+    if constexpr (kRows > 6) {
+      const Vec a6 = vbroadcast(a + 6 * a_rs);
+      c6_0 = vfma(a6, b0, c6_0);
+    }
+    if constexpr (kRows > 7) {
+      const Vec a7 = vbroadcast(a + 7 * a_rs);
+      c7_0 = vfma(a7, b0, c7_0);
+    }
+    if constexpr (kRows > 8) {
+      const Vec a8 = vbroadcast(a + 8 * a_rs);
+      c8_0 = vfma(a8, b0, c8_0);
+    }
+    if constexpr (kRows > 9) {
+      const Vec a9 = vbroadcast(a + 9 * a_rs);
+      c9_0 = vfma(a9, b0, c9_0);
+    }
+    if constexpr (kRows > 10) {
+      const Vec a10 = vbroadcast(a + 10 * a_rs);
+      c10_0 = vfma(a10, b0, c10_0);
+    }
+    if constexpr (kRows > 11) {
+      const Vec a11 = vbroadcast(a + 11 * a_rs);
+      c11_0 = vfma(a11, b0, c11_0);
+    }
+    if constexpr (kRows > 12) {
+      const Vec a12 = vbroadcast(a + 12 * a_rs);
+      c12_0 = vfma(a12, b0, c12_0);
     }
   }
   const Vec alpha = vset1(t.alpha);
   const Mask full = lane_mask(kLanes);
   if constexpr (kRows > 0) {
-    const Vec acc[] = { c0_0, c0_1 };
+    const Vec acc[] = { c0_0 };
     store_row<kVecs>(t.c + 0 * t.ldc, acc, alpha, t.beta, full, last);
   }
   if constexpr (kRows > 1) {
-    const Vec acc[] = { c1_0, c1_1 };
+    const Vec acc[] = { c1_0 };
     store_row<kVecs>(t.c + 1 * t.ldc, acc, alpha, t.beta, full, last);
   }
   if constexpr (kRows > 2) {
-    const Vec acc[] = { c2_0, c2_1 };
+    const Vec acc[] = { c2_0 };
     store_row<kVecs>(t.c + 2 * t.ldc, acc, alpha, t.beta, full, last);
   }
   if constexpr (kRows > 3) {
-    const Vec acc[] = { c3_0, c3_1 };
+    const Vec acc[] = { c3_0 };
     store_row<kVecs>(t.c + 3 * t.ldc, acc, alpha, t.beta, full, last);
   }
   if constexpr (kRows > 4) {
-    const Vec acc[] = { c4_0, c4_1 };
+    const Vec acc[] = { c4_0 };
     store_row<kVecs>(t.c + 4 * t.ldc, acc, alpha, t.beta, full, last);
   }
   if constexpr (kRows > 5) {
-    const Vec acc[] = { c5_0, c5_1 };
+    const Vec acc[] = { c5_0 };
     store_row<kVecs>(t.c + 5 * t.ldc, acc, alpha, t.beta, full, last);
+  }
+  if constexpr (kRows > 6) {
+    const Vec acc[] = { c6_0 };
+    store_row<kVecs>(t.c + 6 * t.ldc, acc, alpha, t.beta, full, last);
+  }
+  if constexpr (kRows > 7) {
+    const Vec acc[] = { c7_0 };
+    store_row<kVecs>(t.c + 7 * t.ldc, acc, alpha, t.beta, full, last);
+  }
+  if constexpr (kRows > 8) {
+    const Vec acc[] = { c8_0 };
+    store_row<kVecs>(t.c + 8 * t.ldc, acc, alpha, t.beta, full, last);
+  }
+  if constexpr (kRows > 9) {
+    const Vec acc[] = { c9_0 };
+    store_row<kVecs>(t.c + 9 * t.ldc, acc, alpha, t.beta, full, last);
+  }
+  if constexpr (kRows > 10) {
+    const Vec acc[] = { c10_0 };
+    store_row<kVecs>(t.c + 10 * t.ldc, acc, alpha, t.beta, full, last);
+  }
+  if constexpr (kRows > 11) {
+    const Vec acc[] = { c11_0 };
+    store_row<kVecs>(t.c + 11 * t.ldc, acc, alpha, t.beta, full, last);
+  }
+  if constexpr (kRows > 12) {
+    const Vec acc[] = { c12_0 };
+    store_row<kVecs>(t.c + 12 * t.ldc, acc, alpha, t.beta, full, last);
   }
 }
 
 // Every (rows, vectors) instantiation, so that an edge tile runs exactly the work it needs.
 template <bool kPacked>
-constexpr TileFn kTiles[6][2] = {
-    { &tile<kPacked, 1, 1>, &tile<kPacked, 1, 2> },
-    { &tile<kPacked, 2, 1>, &tile<kPacked, 2, 2> },
-    { &tile<kPacked, 3, 1>, &tile<kPacked, 3, 2> },
-    { &tile<kPacked, 4, 1>, &tile<kPacked, 4, 2> },
-    { &tile<kPacked, 5, 1>, &tile<kPacked, 5, 2> },
-    { &tile<kPacked, 6, 1>, &tile<kPacked, 6, 2> },
+constexpr TileFn kTiles[13][1] = {
+    { &tile<kPacked, 1, 1> },
+    { &tile<kPacked, 2, 1> },
+    { &tile<kPacked, 3, 1> },
+    { &tile<kPacked, 4, 1> },
+    { &tile<kPacked, 5, 1> },
+    { &tile<kPacked, 6, 1> },
+    { &tile<kPacked, 7, 1> },
+    { &tile<kPacked, 8, 1> },
+    { &tile<kPacked, 9, 1> },
+    { &tile<kPacked, 10, 1> },
+    { &tile<kPacked, 11, 1> },
+    { &tile<kPacked, 12, 1> },
+    { &tile<kPacked, 13, 1> },
 };
 
 template <bool kPacked>
@@ -235,33 +334,33 @@ void run(const TileArgs& t) {
 
 }  // namespace
 
-void ukernel_avx2_6x16_k2_packed(const TileArgs& args) { run<true>(args); }
-void ukernel_avx2_6x16_k2_direct(const TileArgs& args) { run<false>(args); }
+void ukernel_avx2_13x8_k2_packed(const TileArgs& args) { run<true>(args); }
+void ukernel_avx2_13x8_k2_direct(const TileArgs& args) { run<false>(args); }
 
 // Packing lives here, next to the kernel that reads the panels: the panel widths are compile-time constants and the
 // loops are compiled with this file's ISA flags.
-void ukernel_avx2_6x16_k2_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
-  // Micro-panels of 6 rows, element (r, p) at panel[p * 6 + r]; a short last panel is packed short.
-  for (int64_t i0 = 0; i0 < rows; i0 += 6, out += depth * 6) {
-    const int64_t h = rows - i0 < 6 ? rows - i0 : 6;
+void ukernel_avx2_13x8_k2_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+  // Micro-panels of 13 rows, element (r, p) at panel[p * 13 + r]; a short last panel is packed short.
+  for (int64_t i0 = 0; i0 < rows; i0 += 13, out += depth * 13) {
+    const int64_t h = rows - i0 < 13 ? rows - i0 : 13;
     for (int64_t r = 0; r < h; ++r) {
       const float* row = a + (i0 + r) * lda;
-      for (int64_t p = 0; p < depth; ++p) out[p * 6 + r] = row[p];
+      for (int64_t p = 0; p < depth; ++p) out[p * 13 + r] = row[p];
     }
   }
 }
 
-void ukernel_avx2_6x16_k2_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
-  // Micro-panels of 16 columns, element (p, j) at panel[p * 16 + j]; a short last panel's missing columns are
+void ukernel_avx2_13x8_k2_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
+  // Micro-panels of 8 columns, element (p, j) at panel[p * 8 + j]; a short last panel's missing columns are
   // left unset (the micro-kernel masks them).
   int64_t j0 = 0;
-  for (; j0 + 16 <= cols; j0 += 16, out += depth * 16)
+  for (; j0 + 8 <= cols; j0 += 8, out += depth * 8)
     for (int64_t p = 0; p < depth; ++p)
-      for (int v = 0; v < 2; ++v) _mm256_storeu_ps(out + p * 16 + v * kLanes, vload(b + p * ldb + j0 + v * kLanes));
+      for (int v = 0; v < 1; ++v) _mm256_storeu_ps(out + p * 8 + v * kLanes, vload(b + p * ldb + j0 + v * kLanes));
   if (j0 < cols) {
     const int64_t w = cols - j0;
     for (int64_t p = 0; p < depth; ++p)
-      for (int64_t j = 0; j < w; ++j) out[p * 16 + j] = b[p * ldb + j0 + j];
+      for (int64_t j = 0; j < w; ++j) out[p * 8 + j] = b[p * ldb + j0 + j];
   }
 }
 
