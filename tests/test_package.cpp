@@ -3,7 +3,13 @@
 // under AddressSanitizer and UndefinedBehaviorSanitizer. Only the ISAs this host runs are tested.
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <sstream>
 
+#include "analyze/model.h"
+#include "emit/x86_package.h"
+#include "select/select.h"
+#include "spec/arch_loader.h"
+#include "spec/op_loader.h"
 #include "test_util.h"
 
 using namespace strata::test;
@@ -26,10 +32,12 @@ std::vector<Isa> isas() {
 
 bool have(const std::string& tool) { return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0; }
 
-// Configures, builds and runs the self-test of the package in `src`; returns the self-test's output.
+// Configures, builds and runs the self-test of the package in `src`; returns the self-test's output. With `keep`,
+// the build directory is `keep` and stays.
 std::string build_and_selftest(const std::string& src, const std::string& name, const std::string& cxx,
-                               const std::string& flags, const std::string& build_type) {
-  ScratchDir build;
+                               const std::string& flags, const std::string& build_type, ScratchDir* keep = nullptr) {
+  ScratchDir own;
+  ScratchDir& build = keep ? *keep : own;
   const std::string upper = [&] {
     std::string u = name;
     for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -54,6 +62,50 @@ std::string build_and_selftest(const std::string& src, const std::string& name, 
   return output;
 }
 
+// The package's dispatcher runs the generator's model (the same cost_model.h and constants): at one thread, for
+// every shape, it must pick the kernel the generator's model ranks first and predict the same time.
+void check_same_choice_as_generator(const Isa& isa, const std::string& bench) {
+  const strata::Arch arch = strata::load_arch(source_path(isa.arch));
+  const strata::Op op = strata::load_op(source_path("ops/sgemm.yaml"));
+  const auto records =
+      strata::load_records(source_path(std::string("emitted_examples/") + isa.example + "/profile_records.yaml"));
+  const auto sieve = strata::run_sieve(arch, op).at(0);
+  strata_model::Machine machine = strata::make_machine(arch, op, sieve);
+  const auto level0 = strata::level0_seconds_from(arch, op, sieve, records);
+  const auto selection = strata::select_kernels(sieve, machine, level0, strata::SelectOptions{});
+  machine.level[machine.num_levels - 1].parallel_units = 1;
+  const std::vector<std::array<int64_t, 3>> shapes = {{1, 1, 1},        {7, 300, 61},    {128, 768, 768},
+                                                      {1000, 17, 2048}, {513, 513, 513}, {8, 4096, 1024}};
+  std::string args;
+  for (const auto& s : shapes)
+    args += " " + std::to_string(s[0]) + "," + std::to_string(s[1]) + "," + std::to_string(s[2]);
+  ScratchDir out;
+  REQUIRE(std::system((bench + " --threads 1 --reps 1 --warmup 0" + args + " > " + out.path() + "/csv 2>/dev/null")
+                          .c_str()) == 0);
+  std::istringstream csv(read_file(out.path() + "/csv"));
+  std::string line;
+  std::getline(csv, line);  // header: category,M,N,K,threads,kernel,median_s,min_s,gflops,predicted_s
+  for (const auto& shape : shapes) {
+    REQUIRE(std::getline(csv, line));
+    std::vector<std::string> cells;
+    std::istringstream row(line);
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    REQUIRE(cells.size() == 10);
+    int best = -1;
+    double best_s = 0;
+    for (size_t k = 0; k < selection.kernels.size(); ++k) {
+      const double t = strata_model::estimate(machine, selection.kernels[k].tiling, shape.data()).total_s;
+      if (best < 0 || t < best_s) {
+        best = static_cast<int>(k);
+        best_s = t;
+      }
+    }
+    INFO(line);
+    CHECK(std::stoi(cells[5]) == best);
+    CHECK(std::stod(cells[9]) == Approx(best_s).epsilon(1e-6));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("generated packages build with gcc and clang and pass their self-test", "[package]") {
@@ -72,7 +124,9 @@ TEST_CASE("generated packages build with gcc and clang and pass their self-test"
                    dir.path());
     REQUIRE(gen.exit_code == 0);
     const std::string src = dir.path() + "/pkg";
-    build_and_selftest(src, isa.example, "g++", "", "Release");
+    ScratchDir gcc_build;
+    build_and_selftest(src, isa.example, "g++", "", "Release", &gcc_build);
+    check_same_choice_as_generator(isa, gcc_build.path() + "/" + isa.example + "_bench");
     if (have("clang++"))
       build_and_selftest(src, isa.example, "clang++", "", "Release");
     else
