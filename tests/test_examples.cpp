@@ -110,3 +110,15 @@ TEST_CASE("generate refuses to overwrite a directory that is not a Strata packag
   CHECK(!fs::exists(out.path() + "/pkg"));
   CHECK(fs::is_empty(out.path()));
 }
+
+TEST_CASE("--no-profile models level 0 and says so", "[examples]") {
+  ScratchDir dir;
+  const auto r = run_strata("generate --arch " + source_path("archs/x86-avx2.yaml") + " --op " +
+                                source_path("ops/sgemm.yaml") + " --no-profile -o pkg",
+                            dir.path());
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("--no-profile: level 0 is modelled"));
+  CHECK(!fs::exists(dir.path() + "/pkg/profile_records.yaml"));
+  CHECK_THAT(read_file(dir.path() + "/pkg/manifest.yaml"),
+             Catch::Contains("level0: \"modelled (Eq. 3): no profile records were used\""));
+}

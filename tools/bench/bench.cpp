@@ -269,18 +269,26 @@ void RunShape(const Options& options, size_t index, const Shape& shape, Librarie
 }
 
 // Draws speedup.png with the plot script; a missing Python or matplotlib costs the PNG, not the run.
-void RunPlot(const std::string& script, const std::string& out_dir, RunInfo* info) {
+void RunPlot(const std::string& python, const std::string& script, const std::string& out_dir, RunInfo* info) {
   if (script.empty()) return;
   const std::string csv = out_dir + "/results.csv", png = out_dir + "/speedup.png";
-  std::vector<char*> argv{const_cast<char*>("python3"), const_cast<char*>(script.c_str()),
+  std::vector<char*> argv{const_cast<char*>(python.c_str()), const_cast<char*>(script.c_str()),
                           const_cast<char*>(csv.c_str()), const_cast<char*>(png.c_str()), nullptr};
   pid_t pid = 0;
   int status = 0;
-  if (posix_spawnp(&pid, "python3", nullptr, nullptr, argv.data(), environ) != 0 ||
+  if (posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv.data(), environ) != 0 ||
       waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    info->notes.push_back("speedup.png not drawn: `python3 " + script + "` failed (is matplotlib installed?)");
+    info->notes.push_back("speedup.png not drawn: `" + python + " " + script +
+                          "` failed (is matplotlib installed for it?)");
     std::fprintf(stderr, "bench: %s\n", info->notes.back().c_str());
   }
+}
+
+std::string LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  if (!(in >> one >> five >> fifteen)) return "unknown";
+  return one + " " + five + " " + fifteen;
 }
 
 std::string CommandLine(int argc, char** argv) {
@@ -312,6 +320,7 @@ int Run(int argc, char** argv) {
   RunData data;
   RunInfo& info = data.info;
   info.machine = MachineDescription();
+  info.load_start = LoadAverage();
   info.package = StrataPackageName();
   info.kernel_count = StrataKernelCount();
   info.command_line = CommandLine(argc, argv);
@@ -350,6 +359,7 @@ int Run(int argc, char** argv) {
   for (size_t i = 0; i < shapes.size(); ++i) RunShape(options, i, shapes[i], &libraries, &data);
 
   info.elapsed_s = NowSeconds() - start;
+  info.load_end = LoadAverage();
   std::string error;
   const std::string& dir = options.out_dir;
   if (!WriteResultsCsv(data, dir + "/results.csv", &error) || !WriteOracleCsv(data, dir + "/oracle.csv", &error) ||
@@ -357,7 +367,7 @@ int Run(int argc, char** argv) {
     std::fprintf(stderr, "bench: %s\n", error.c_str());
     return 1;
   }
-  RunPlot(options.plot_script, dir, &info);
+  RunPlot(options.python, options.plot_script, dir, &info);
   if (!WriteSummary(data, dir + "/summary.md", &error)) {
     std::fprintf(stderr, "bench: %s\n", error.c_str());
     return 1;

@@ -70,6 +70,8 @@ bool ApplyValue(const std::string& option, const std::string& value, std::string
     }
   } else if (option == "--plot-script") {
     options->plot_script = value;
+  } else if (option == "--python") {
+    options->python = value;
   } else if (option == "--square") {
     if (!ParseInt64(value, 0, 65536, &number)) return Fail("--square wants a size (0: none), got " + value);
     options->square = number;
@@ -104,7 +106,8 @@ void PrintUsage() {
       "  --no-overhead        skip the plan-time measurement\n"
       "  --alpha A, --beta B  the GEMM's alpha and beta (default 1 and 0)\n"
       "  --out DIR            output directory (default bench_out)\n"
-      "  --plot-script FILE   the script that draws speedup.png (default %s; \"\": no PNG)\n",
+      "  --plot-script FILE   the script that draws speedup.png (default %s; \"\": no PNG)\n"
+      "  --python PROGRAM     the Python that runs it, with matplotlib (default python3)\n",
       STRATA_BENCH_SHAPES_DIR, STRATA_BENCH_PEER_DIR, STRATA_BENCH_PLOT_SCRIPT);
 }
 

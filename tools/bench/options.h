@@ -20,6 +20,7 @@ struct Options {
   bool all_peers = true;            // every plugin found in peer_dir...
   std::vector<std::string> peers;   // ...or just these
   std::string plot_script;          // empty: no PNG
+  std::string python = "python3";   // runs plot_script; needs matplotlib
   int64_t square = 2048;            // the square shape for the %-of-peak line; 0: none
   bool oracle = true;
   bool overhead = true;

@@ -12,6 +12,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # no display on a build machine
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 MARKERS = "os^Dv<>P*X"
 
@@ -49,7 +50,10 @@ def main(argv):
                        marker=MARKERS[i % len(MARKERS)])
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xscale("log")
-        ax.set_yscale("log")
+        ax.set_yscale("log", base=2)
+        ax.yaxis.set_major_locator(LogLocator(base=2))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%gx" % v))
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("FLOPs of the problem (2MNK)")
         ax.set_title("%d thread%s" % (threads, "" if threads == 1 else "s"))
         ax.grid(True, which="both", linewidth=0.3, alpha=0.5)

@@ -52,6 +52,9 @@ struct LibraryInfo {
 
 struct RunInfo {
   std::string machine;
+  // /proc/loadavg (1, 5 and 15 minutes) when the run started and ended: other work on the machine disturbs the
+  // timings, most of all at the higher thread counts.
+  std::string load_start, load_end;
   std::string package;
   int kernel_count = 0;
   std::string command_line;

@@ -103,17 +103,22 @@ void WriteHeader(const RunInfo& info, std::ostringstream& out) {
   out << "- C = " << info.alpha << " * A * B + " << info.beta
       << " * C, row-major fp32. Every time is the median of interleaved samples (" << info.reps_policy
       << "), after warm-up; every result is checked against a double-precision reference.\n";
-  out << "- Run time: " << Format("%.0f s", info.elapsed_s) << "\n\n";
+  out << "- Run time: " << Format("%.0f s", info.elapsed_s) << "; load average (1, 5, 15 min) at the start "
+      << info.load_start << ", at the end " << info.load_end
+      << " (anything above 0 is other work competing for the cores).\n\n";
   out << "| Library | Version and configuration |\n| --- | --- |\n";
   for (const LibraryInfo& l : info.libraries) out << "| " << l.name << " | " << l.description << " |\n";
   out << "\n";
   for (const std::string& note : info.notes) out << "- Note: " << note << "\n";
   if (!info.notes.empty()) out << "\n";
-  out << "## Peak\n\nA register-only FMA loop on all threads at once; \"% of peak\" below is against this.\n\n";
-  out << "| Threads | ISA | GFLOP/s | per thread |\n| --- | --- | --- | --- |\n";
+  out << "## Peak\n\nA register-only FMA loop on all threads at once, each thread's FLOPs over its own CPU time "
+         "(what the cores do while they run); \"% of peak\" below is against this. The last column divides by wall "
+         "time instead: what the run actually got from a shared machine.\n\n";
+  out << "| Threads | ISA | GFLOP/s | per thread | GFLOP/s over wall time |\n| --- | --- | --- | --- | --- |\n";
   for (const Peak& p : info.peaks) {
     out << "| " << p.threads << " | " << p.isa << " | " << Format("%.1f", p.flops_per_second / 1e9) << " | "
-        << Format("%.1f", p.flops_per_second / 1e9 / p.threads) << " |\n";
+        << Format("%.1f", p.flops_per_second / 1e9 / p.threads) << " | "
+        << Format("%.1f", p.wall_flops_per_second / 1e9) << " |\n";
   }
   out << "\n";
 }

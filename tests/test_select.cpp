@@ -1,0 +1,67 @@
+// Selection: a compact, deterministic kernel set whose tilings are valid chains of the sieve.
+#include <catch2/catch.hpp>
+
+#include "emit/x86_package.h"
+#include "select/select.h"
+#include "spec/arch_loader.h"
+#include "spec/op_loader.h"
+#include "test_util.h"
+
+using namespace strata;
+using namespace strata::test;
+
+TEST_CASE("the shape grid is powers of two and 1.5 times powers of two", "[select]") {
+  CHECK(shape_grid_axis(16) == std::vector<int64_t>{1, 2, 3, 4, 6, 8, 12, 16});
+  CHECK(shape_grid_axis(1) == std::vector<int64_t>{1});
+}
+
+TEST_CASE("selection is compact, deterministic and made of valid chains", "[select]") {
+  const Arch arch = load_arch(source_path("archs/x86-avx2.yaml"));
+  const Op op = load_op(source_path("ops/sgemm.yaml"));
+  const auto sieve = run_sieve(arch, op).at(0);
+  const auto machine = make_machine(arch, op, sieve);
+  const auto records = load_records(source_path("emitted_examples/strata_sgemm_x86_avx2/profile_records.yaml"));
+  const auto level0 = level0_seconds_from(arch, op, sieve, records);
+  SelectOptions options;
+  options.max_kernels = 5;
+  const Selection a = select_kernels(sieve, machine, level0, options);
+  const Selection b = select_kernels(sieve, machine, level0, options);
+  REQUIRE(!a.kernels.empty());
+  CHECK(a.kernels.size() <= 5);
+  REQUIRE(a.kernels.size() == b.kernels.size());
+  int64_t won = 0;
+  for (size_t i = 0; i < a.kernels.size(); ++i) {
+    const SelectedKernel& k = a.kernels[i];
+    CHECK(k.chain == b.kernels[i].chain);
+    won += k.shapes_won;
+    REQUIRE(k.chain.size() == sieve.levels.size());
+    // Each level's candidate is a cross-layer child of the next, and the tiling holds their tiles.
+    for (size_t l = 1; l < k.chain.size(); ++l) {
+      const auto& children = sieve.levels[l].candidates[static_cast<size_t>(k.chain[l])].children;
+      CHECK(std::count(children.begin(), children.end(), k.chain[l - 1]) == 1);
+    }
+    for (size_t l = 0; l < k.chain.size(); ++l)
+      for (int ax = 0; ax < kNumAxes; ++ax)
+        CHECK(k.tiling.tile[l][ax] ==
+              sieve.levels[l].candidates[static_cast<size_t>(k.chain[l])].tile[static_cast<size_t>(ax)]);
+    // Level 0 comes from the pool, and its profiled time is the one the model uses.
+    CHECK(std::count(a.level0_pool.begin(), a.level0_pool.end(), k.chain[0]) == 1);
+    CHECK(k.tiling.l0_measured_s == level0[static_cast<size_t>(k.chain[0])]);
+  }
+  CHECK(won == a.grid_shapes);  // every grid shape is credited to exactly one kernel
+  CHECK(a.geomean_vs_unrestricted >= 1.0);
+}
+
+TEST_CASE("the level-0 pool keeps partners for skinny shapes", "[select]") {
+  const Arch arch = load_arch(source_path("archs/zen4-avx512.yaml"));
+  const Op op = load_op(source_path("ops/sgemm.yaml"));
+  const auto sieve = run_sieve(arch, op).at(0);
+  const auto machine = make_machine(arch, op, sieve);
+  SelectOptions options;
+  options.level0_pool = 3;
+  const Selection s = select_kernels(sieve, machine, {}, options);
+  bool one_row = false;
+  for (int i : s.level0_pool) one_row = one_row || sieve.levels[0].candidates[static_cast<size_t>(i)].tile[0] == 1;
+  CHECK(one_row);
+  CHECK(s.level0_pool.size() > 3);
+}
