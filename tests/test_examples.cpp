@@ -111,7 +111,7 @@ TEST_CASE("generate refuses to overwrite a directory that is not a Strata packag
   CHECK(fs::is_empty(out.path()));
 }
 
-TEST_CASE("--no-profile models level 0 and says so", "[examples]") {
+TEST_CASE("generate with --no-profile models level 0 and says so", "[examples]") {
   ScratchDir dir;
   const auto r = run_strata("generate --arch " + source_path("archs/x86-avx2.yaml") + " --op " +
                                 source_path("ops/sgemm.yaml") + " --no-profile -o pkg",
