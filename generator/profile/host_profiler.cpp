@@ -134,12 +134,18 @@ void check_host_runs(VectorIsa isa) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
   if (isa == VectorIsa::avx512 && !__builtin_cpu_supports("avx512f"))
-    fail("this host cannot run AVX-512 micro-kernels (its CPU or OS lacks avx512f): profile on the target machine");
+    fail(
+        "this host cannot run AVX-512 micro-kernels (its CPU or OS lacks avx512f): profile on the target machine and "
+        "pass its records with --profile FILE, or generate with --no-profile");
   if (isa == VectorIsa::avx2 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")))
-    fail("this host cannot run AVX2 micro-kernels (its CPU or OS lacks avx2 or fma): profile on the target machine");
+    fail(
+        "this host cannot run AVX2 micro-kernels (its CPU or OS lacks avx2 or fma): profile on the target machine "
+        "and pass its records with --profile FILE, or generate with --no-profile");
 #else
   (void)isa;
-  fail("host profiling runs x86-64 micro-kernels, and this host is not x86-64: profile on the target machine");
+  fail(
+      "host profiling runs x86-64 micro-kernels, and this host is not x86-64: profile on the target machine and pass "
+      "its records with --profile FILE, or generate with --no-profile");
 #endif
 }
 
