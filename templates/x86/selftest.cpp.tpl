@@ -604,7 +604,9 @@ void CheckShapes(Tally& tally) {
       if (sane) AddEdgeShapes(EdgeSizes(plan), static_cast<size_t>(id), slots, shapes);
     }
   }
-  for (const Shape& s : {Shape{64, 64, 64}, Shape{100, 100, 100}, Shape{257, 257, 257}, Shape{300, 200, 500}}) {
+  // The last one spans several level-2 tiles along every axis, so that blocks reused across tiles are exercised.
+  for (const Shape& s : {Shape{64, 64, 64}, Shape{100, 100, 100}, Shape{257, 257, 257}, Shape{300, 200, 500},
+                         Shape{530, 610, 290}}) {
     shapes[s].assign(slots, true);
   }
 
