@@ -129,6 +129,16 @@ TEST_CASE("wrong types", "[spec][bad]") {
         "or PL (split-K), not TNL");
 }
 
+TEST_CASE("load_overlap is a boolean", "[spec][bad]") {
+  CHECK(op_error(replaced(kValidGemmOp, "      load: stream\n", "      load: stream\n      load_overlap: maybe\n")) ==
+        "spec.yaml:23:21: rkernel.cpu[2]: 'load_overlap' must be one of true, false, found 'maybe'");
+  ScratchDir dir;
+  const Op op = load_op(dir.write(
+      "o.yaml", replaced(kValidGemmOp, "      load: stream\n", "      load: stream\n      load_overlap: false\n")));
+  CHECK(!op.rkernel_cpu->levels[2].load_overlaps_compute);
+  CHECK(op.rkernel_cpu->levels[1].load_overlaps_compute);
+}
+
 TEST_CASE("missing fields", "[spec][bad]") {
   CHECK(arch_error(replaced(kValidCpuArch, "clock_ghz: 2.0\n", "")) ==
         "spec.yaml:1:1: architecture descriptor: missing required key 'clock_ghz'");
