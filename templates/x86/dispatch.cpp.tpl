@@ -160,9 +160,13 @@ std::atomic<int32_t> g_threads{0};  // 0: not set, use the default
 std::atomic<{{PACKAGE}}_parallel_for_fn> g_host_parallel_for{nullptr};
 std::atomic<void*> g_host_context{nullptr};
 
+// Asked once: hardware_concurrency() is a system call on Linux, far too slow for every call of a small GEMM.
 int32_t default_threads() {
-  const unsigned hw = std::thread::hardware_concurrency();
-  return static_cast<int32_t>(std::min<unsigned>(hw == 0 ? 1u : hw, static_cast<unsigned>(kMaxThreads)));
+  static const int32_t threads = [] {
+    const unsigned hw = std::thread::hardware_concurrency();
+    return static_cast<int32_t>(std::min<unsigned>(hw == 0 ? 1u : hw, static_cast<unsigned>(kMaxThreads)));
+  }();
+  return threads;
 }
 
 int32_t current_threads() {

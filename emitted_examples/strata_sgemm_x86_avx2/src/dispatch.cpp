@@ -4,16 +4,17 @@
 //   79e898852e3f181cf01a3fbd4510e5c5c1d71f31a3c7ddbcef86f1e8a4b9d4a9  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   854a5ce3acde9104f7f80fb9f930d819940aa646b551dc7eb1d7da4c428a08d1  profile records
-//   1a2ad5cec4bdbc2824dc26d5d6c2b12f74f3bacda056302937166ff6606c0507  template x86/dispatch.cpp.tpl
+//   ed0a1e1c26854404dc32ec13ae53ad05c9e6bcbca3219ede56611004e7b38292  template x86/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
 //
 // The packed path runs exactly the tile hierarchy the model ranks (see manifest.yaml for each kernel's tiles):
-//   for each level-2 tile (M2 x N2 x K2) of the problem, k innermost      (problem level: temporal)
+//   for each level-2 tile (M2 x N2 x K2) of the problem, m innermost      (problem level: temporal)
 //     in parallel over its level-1 tiles (M1 x N1), each thread:          (level 2, "cores": m, n parallel)
 //       for each K1 slice of the level-2 tile's depth:                   (level 2: k temporal reduction)
-//         pack A (M1 x K1) into MR-tall micro-panels and B (K1 x N1) into NR-wide ones
+//         pack B (K1 x N1) into NR-wide micro-panels, unless this thread holds it from the last tile,
+//         and A (M1 x K1) into MR-tall ones
 //         for jr in N1 step NR, ir in M1 step MR: micro-kernel           (level 1 over register tiles)
 // Edge tiles run exact-size micro-kernel instantiations: no padding work anywhere.
 // The direct path (small problems) runs the same micro-kernels on A and B in place.
@@ -176,9 +177,13 @@ std::atomic<int32_t> g_threads{0};  // 0: not set, use the default
 std::atomic<strata_sgemm_x86_avx2_parallel_for_fn> g_host_parallel_for{nullptr};
 std::atomic<void*> g_host_context{nullptr};
 
+// Asked once: hardware_concurrency() is a system call on Linux, far too slow for every call of a small GEMM.
 int32_t default_threads() {
-  const unsigned hw = std::thread::hardware_concurrency();
-  return static_cast<int32_t>(std::min<unsigned>(hw == 0 ? 1u : hw, static_cast<unsigned>(kMaxThreads)));
+  static const int32_t threads = [] {
+    const unsigned hw = std::thread::hardware_concurrency();
+    return static_cast<int32_t>(std::min<unsigned>(hw == 0 ? 1u : hw, static_cast<unsigned>(kMaxThreads)));
+  }();
+  return threads;
 }
 
 int32_t current_threads() {
@@ -341,6 +346,11 @@ void direct_task(void* context, int64_t index) {
   }
 }
 
+// What a task's B buffer holds, so that the next level-2 tile can reuse it instead of packing it again.
+struct PackedB {
+  int64_t j1 = -1, p1 = -1, n1 = 0, k1 = 0;
+};
+
 // Packed path, one level-2 tile: its level-1 tiles, split into contiguous ranges per thread.
 struct BlockJob {
   const Gemm* g;
@@ -350,6 +360,7 @@ struct BlockJob {
   int64_t tiles_m, tiles_n;  // level-1 tiles in it
   int64_t threads;
   float* buffers;           // per thread: packed A block, then packed B block
+  PackedB* packed_b;        // per thread: what its B block holds
 };
 
 void block_task(void* context, int64_t index) {
@@ -368,7 +379,11 @@ void block_task(void* context, int64_t index) {
     const int64_t j1 = job.j2 + tile_j * k.n1, n1 = std::min<int64_t>(k.n1, job.j2 + job.n2 - j1);
     for (int64_t p1 = job.p2; p1 < job.p2 + job.k2; p1 += k.k1) {
       const int64_t k1 = std::min<int64_t>(k.k1, job.p2 + job.k2 - p1);
-      k.pack_b(g.B + p1 * g.ldb + j1, g.ldb, n1, k1, b_block);
+      PackedB& held = job.packed_b[index];
+      if (held.j1 != j1 || held.p1 != p1 || held.n1 != n1 || held.k1 != k1) {
+        k.pack_b(g.B + p1 * g.ldb + j1, g.ldb, n1, k1, b_block);
+        held = PackedB{j1, p1, n1, k1};
+      }
       const float beta = p1 == 0 ? g.beta : 1.0f;  // later k slices accumulate onto the first one's result
       for (int64_t t = run; t < run_end; ++t) {
         const int64_t i1 = job.i2 + (t % job.tiles_m) * k.m1, m1 = std::min<int64_t>(k.m1, job.i2 + job.m2 - i1);
@@ -392,11 +407,14 @@ void run_packed(const Gemm& g, const Plan& plan, void* workspace) {
   const Kernel& k = kKernels[plan.kernel];
   const uintptr_t base = reinterpret_cast<uintptr_t>(workspace);
   float* buffers = reinterpret_cast<float*>((base + kAlign - 1) / kAlign * kAlign);
-  for (int64_t i2 = 0; i2 < g.M; i2 += k.m2)
-    for (int64_t j2 = 0; j2 < g.N; j2 += k.n2)
-      for (int64_t p2 = 0; p2 < g.K; p2 += k.k2) {
+  // Level-2 tiles with m innermost: consecutive tiles then need the same B blocks, which each task keeps (a C block
+  // still sees its k slices in order, since p2 is the middle loop).
+  PackedB packed_b[kMaxThreads];
+  for (int64_t j2 = 0; j2 < g.N; j2 += k.n2)
+    for (int64_t p2 = 0; p2 < g.K; p2 += k.k2)
+      for (int64_t i2 = 0; i2 < g.M; i2 += k.m2) {
         BlockJob job{&g, &k, i2, j2, p2, std::min<int64_t>(k.m2, g.M - i2), std::min<int64_t>(k.n2, g.N - j2),
-                     std::min<int64_t>(k.k2, g.K - p2), 0, 0, 0, buffers};
+                     std::min<int64_t>(k.k2, g.K - p2), 0, 0, 0, buffers, packed_b};
         job.tiles_m = ceil_div(job.m2, k.m1);
         job.tiles_n = ceil_div(job.n2, k.n1);
         job.threads = std::min<int64_t>(plan.threads, job.tiles_m * job.tiles_n);
