@@ -62,6 +62,18 @@ std::string build_and_selftest(const std::string& src, const std::string& name, 
   return output;
 }
 
+// Generates the example package of `isa` into dir/pkg from its committed records (fast, and independent of this
+// host's timing noise) and returns that path.
+std::string generate_example(const Isa& isa, const ScratchDir& dir) {
+  const std::string records = source_path(std::string("emitted_examples/") + isa.example + "/profile_records.yaml");
+  const auto gen =
+      run_strata(std::string("generate --arch ") + source_path(isa.arch) + " --op " + source_path("ops/sgemm.yaml") +
+                     " --profile " + records + " -o pkg --name " + isa.example,
+                 dir.path());
+  REQUIRE(gen.exit_code == 0);
+  return dir.path() + "/pkg";
+}
+
 // The package's dispatcher runs the generator's model (the same cost_model.h and constants): at one thread, for
 // every shape, it must pick the kernel the generator's model ranks first and predict the same time.
 void check_same_choice_as_generator(const Isa& isa, const std::string& bench) {
@@ -115,15 +127,8 @@ TEST_CASE("generated packages build with gcc and clang and pass their self-test"
       continue;
     }
     INFO(isa.name);
-    // Generate from the committed records: fast, and independent of this host's timing noise.
     ScratchDir dir;
-    const std::string records = source_path(std::string("emitted_examples/") + isa.example + "/profile_records.yaml");
-    const auto gen =
-        run_strata(std::string("generate --arch ") + source_path(isa.arch) + " --op " +
-                       source_path("ops/sgemm.yaml") + " --profile " + records + " -o pkg --name " + isa.example,
-                   dir.path());
-    REQUIRE(gen.exit_code == 0);
-    const std::string src = dir.path() + "/pkg";
+    const std::string src = generate_example(isa, dir);
     ScratchDir gcc_build;
     build_and_selftest(src, isa.example, "g++", "", "Release", &gcc_build);
     check_same_choice_as_generator(isa, gcc_build.path() + "/" + isa.example + "_bench");
@@ -138,13 +143,7 @@ TEST_CASE("a generated package passes its self-test under ASan and UBSan", "[pac
   for (const Isa& isa : isas()) {
     if (!isa.supported) continue;
     ScratchDir dir;
-    const std::string records = source_path(std::string("emitted_examples/") + isa.example + "/profile_records.yaml");
-    const auto gen =
-        run_strata(std::string("generate --arch ") + source_path(isa.arch) + " --op " +
-                       source_path("ops/sgemm.yaml") + " --profile " + records + " -o pkg --name " + isa.example,
-                   dir.path());
-    REQUIRE(gen.exit_code == 0);
-    build_and_selftest(dir.path() + "/pkg", isa.example, "g++",
+    build_and_selftest(generate_example(isa, dir), isa.example, "g++",
                        "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer",
                        "RelWithDebInfo");
     return;  // one configuration is enough: the widest ISA the host runs
