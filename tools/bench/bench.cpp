@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -33,14 +34,14 @@ namespace {
 const char* const kKnownPeers[] = {"openblas", "blis", "onednn", "eigen", "libxsmm"};
 
 // Planning-time measurement.
-constexpr int kPlanBatch = 200;         // cached plans timed together (one takes tens of nanoseconds)
+constexpr int kPlanBatch = 200;  // cached plans timed together (one takes tens of nanoseconds)
 constexpr int kPlanSamples = 15;
 // Other shapes planned between two cold plans of the measured one. The package's plan cache is small (16 entries
 // when this was written) but its size is not part of the API, so this errs well on the large side.
 constexpr int kEvictingShapes = 64;
 
 struct Libraries {
-  std::unique_ptr<Library> strata;                // the dispatcher
+  std::unique_ptr<Library> strata;  // the dispatcher
   std::vector<std::unique_ptr<Library>> peers;
   std::vector<std::unique_ptr<Library>> kernels;  // the package's kernels, forced by id
 };
@@ -89,11 +90,17 @@ struct Measured {
   std::string status;  // as in ResultRow
 };
 
-// One checked call per library (C reset first), then the interleaved timing of those that passed or at least
-// ran; `buffers` supplies one C per library, grown as needed.
+GemmArgs ArgsFor(const Operands& o, float* c) {
+  const Shape& s = o.shape;
+  // Dense row-major operands: each leading dimension is its matrix's row length.
+  return GemmArgs{s.m, s.n, s.k, o.alpha, o.a.get(), s.k, o.b.get(), s.n, o.beta, c, s.n};
+}
+
+// One checked call per library (C reset first), then the interleaved timing of those that ran; `buffers`
+// supplies one C per library, grown as needed. The library at keep_index is never pruned (see RepsPolicy).
 std::vector<Measured> CheckAndMeasure(const Operands& operands, const Reference& reference,
                                       const std::vector<Library*>& libraries, const RepsPolicy& policy,
-                                      std::vector<FloatBuffer>* buffers) {
+                                      std::vector<FloatBuffer>* buffers, size_t keep_index = 0) {
   const Shape& s = operands.shape;
   while (buffers->size() < libraries.size()) buffers->push_back(AllocateFloats(s.m * s.n));
   std::vector<Contender> contenders(libraries.size());
@@ -101,10 +108,17 @@ std::vector<Measured> CheckAndMeasure(const Operands& operands, const Reference&
   for (size_t i = 0; i < libraries.size(); ++i) {
     Contender& c = contenders[i];
     c.library = libraries[i];
-    c.args = GemmArgs{s.m,  s.n, s.k, operands.alpha, operands.a.get(), s.k, operands.b.get(), s.n, operands.beta,
-                      (*buffers)[i].get(), s.n};
+    c.prunable = i != keep_index;
+    c.args = ArgsFor(operands, (*buffers)[i].get());
+    if (c.args.c == nullptr) {  // out of memory for this library's C
+      c.status = CallStatus::kError;
+      measured[i].status = CallStatusName(c.status);
+      continue;
+    }
     ResetC(operands, c.args.c);
+    const double start = NowSeconds();
     c.status = c.library->Gemm(c.args);
+    c.first_call_s = NowSeconds() - start;
     if (c.status == CallStatus::kOk) {
       measured[i].check = reference.Check(c.args.c);
       measured[i].status = measured[i].check.pass ? "pass" : "fail";
@@ -136,30 +150,45 @@ ResultRow ToResultRow(const Shape& shape, int threads, const Measured& m) {
   return row;
 }
 
+// The dispatcher's plan for this shape and the kernels' times; a forced kernel whose plan is the dispatcher's
+// (same kernel, blocking and threads) is the dispatcher's computation, so its time is the dispatcher's and the
+// fraction compares like with like instead of two noisy measurements of one computation. Only when no forced
+// plan matches is the dispatcher timed as a contender of its own.
 OracleRow MeasureOracle(const Operands& operands, const Reference& reference, int threads, Libraries* libraries,
                         const RepsPolicy& policy, std::vector<FloatBuffer>* buffers) {
+  const Shape& s = operands.shape;
   OracleRow row;
-  row.shape = operands.shape;
+  row.shape = s;
   row.threads = threads;
   StrataPlan plan;
-  if (StrataPlanFor(operands.shape.m, operands.shape.n, operands.shape.k, &plan)) {
+  const bool planned = StrataPlanFor(s.m, s.n, s.k, &plan);
+  if (planned) {
     row.plan_kernel = plan.kernel_id;
     row.plan_threads = plan.threads;
     row.plan_packed = plan.packed;
     row.predicted_s = plan.predicted_seconds;
   }
-  std::vector<Library*> contenders{libraries->strata.get()};
+  StrataPlan forced;
+  const bool dispatch_is_forced =
+      planned && StrataKernelPlanFor(plan.kernel_id, s.m, s.n, s.k, &forced) && forced.SameWork(plan);
+  std::vector<Library*> contenders;
   for (const auto& k : libraries->kernels) contenders.push_back(k.get());
-  const std::vector<Measured> measured = CheckAndMeasure(operands, reference, contenders, policy, buffers);
-  row.dispatch_s = measured[0].status == "pass" ? measured[0].contender.median_s : NAN;
-  for (size_t i = 1; i < measured.size(); ++i) {
-    const int id = static_cast<int>(i - 1);
-    const bool ok = measured[i].status == "pass";
-    row.kernel_s.push_back(ok ? measured[i].contender.median_s : NAN);
-    if (!ok) row.failed_kernels.push_back(id);
-    if (ok && (row.best_kernel < 0 || measured[i].contender.median_s < row.best_s)) {
-      row.best_kernel = id;
-      row.best_s = measured[i].contender.median_s;
+  if (!dispatch_is_forced) contenders.push_back(libraries->strata.get());
+  // Where the dispatcher's time comes from: never pruned, since the fraction needs it.
+  const size_t dispatch_index = dispatch_is_forced ? static_cast<size_t>(plan.kernel_id) : contenders.size() - 1;
+  const std::vector<Measured> measured =
+      CheckAndMeasure(operands, reference, contenders, policy, buffers, dispatch_index);
+  const Measured& dispatch = measured[dispatch_index];
+  row.dispatch_s = dispatch.status == "pass" ? dispatch.contender.median_s : NAN;
+  for (size_t id = 0; id < libraries->kernels.size(); ++id) {
+    const Measured& m = measured[id];
+    const bool ok = m.status == "pass";
+    row.kernel_s.push_back(ok ? m.contender.median_s : NAN);
+    if (!ok) row.failed_kernels.push_back(static_cast<int>(id));
+    if (m.contender.pruned) row.pruned_kernels.push_back(static_cast<int>(id));
+    if (ok && (row.best_kernel < 0 || m.contender.median_s < row.best_s)) {
+      row.best_kernel = static_cast<int>(id);
+      row.best_s = m.contender.median_s;
     }
   }
   return row;
@@ -200,8 +229,8 @@ std::string SecondsText(double s) {
 }
 
 // One progress line per shape and thread count, on stderr.
-void PrintProgress(size_t index, size_t total, const Shape& shape, int threads,
-                   const std::vector<Measured>& measured, const OracleRow* oracle) {
+void PrintProgress(size_t index, size_t total, const Shape& shape, int threads, const std::vector<Measured>& measured,
+                   const OracleRow* oracle) {
   std::string line = "[" + std::to_string(index + 1) + "/" + std::to_string(total) + "] " + shape.category + " " +
                      shape.Label() + " T=" + std::to_string(threads) + ":";
   const double strata = measured[0].status == "pass" ? measured[0].contender.median_s : NAN;
@@ -252,8 +281,7 @@ void RunShape(const Options& options, size_t index, const Shape& shape, Librarie
       }
     }
     if (runnable.empty() || runnable[0] != libraries->strata.get()) continue;
-    const std::vector<Measured> measured =
-        CheckAndMeasure(operands, reference, runnable, options.reps, &buffers);
+    const std::vector<Measured> measured = CheckAndMeasure(operands, reference, runnable, options.reps, &buffers);
     for (const Measured& m : measured) data->results.push_back(ToResultRow(shape, threads, m));
 
     const OracleRow* oracle = nullptr;
@@ -291,6 +319,29 @@ std::string LoadAverage() {
   return one + " " + five + " " + fifteen;
 }
 
+// The libraries run interleaved in one process. OpenMP (oneDNN, Eigen, LIBXSMM) and OpenBLAS keep their idle
+// threads spinning for a while after each call (OpenBLAS for about 0.1 s), so on a machine with few cores the
+// spinning threads of one library take cores from the next one's call: measured on 2 cores, that made Strata's
+// 2-thread times vary by 2-4x from run to run. With idle threads sleeping in every library, as they do in
+// Strata's pool, repeated runs agree. The runtimes read these variables when they load, so this must run before
+// the plugins are opened; values already in the environment win.
+void SetPassiveWaiting() {
+  setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
+  setenv("OPENBLAS_THREAD_TIMEOUT", "4", /*overwrite=*/0);  // OpenBLAS's minimum: 2^4 cycles of spinning
+}
+
+// Variables that change how idle threads of OpenMP and OpenBLAS wait (spin or sleep), which matters when several
+// threaded libraries share a few cores; the run uses each library's defaults unless these are set.
+std::string ThreadingEnvironment() {
+  const char* const names[] = {"OMP_WAIT_POLICY",         "GOMP_SPINCOUNT", "OMP_PROC_BIND", "OMP_PLACES",
+                               "OPENBLAS_THREAD_TIMEOUT", "BLIS_JC_NT",     "BLIS_IC_NT"};
+  std::string text;
+  for (const char* name : names) {
+    if (const char* value = std::getenv(name)) text += (text.empty() ? "" : ", ") + std::string(name) + "=" + value;
+  }
+  return text.empty() ? "none set (each library's default)" : text;
+}
+
 std::string CommandLine(int argc, char** argv) {
   std::string text;
   for (int i = 0; i < argc; ++i) text += (i > 0 ? " " : "") + std::string(argv[i]);
@@ -299,22 +350,20 @@ std::string CommandLine(int argc, char** argv) {
 
 std::string RepsPolicyText(const Options& options) {
   if (options.reps.fixed > 0) return std::to_string(options.reps.fixed) + " samples per library";
-  char text[128];
-  std::snprintf(text, sizeof(text), "about %.2g s of samples per library and shape, %d to %d samples",
-                options.reps.target_seconds, options.reps.min_reps, options.reps.max_reps);
+  char text[160];
+  std::snprintf(text, sizeof(text),
+                "about %.2g s of samples per library and shape, %d to %d samples, at least %d within %.2g s",
+                options.reps.target_seconds, options.reps.min_reps, options.reps.max_reps, options.reps.floor_reps,
+                options.reps.max_seconds);
   return text;
 }
 
 int Run(int argc, char** argv) {
   Options options;
   switch (ParseOptions(argc, argv, &options)) {
-    case ParseResult::kHelp:
-      PrintUsage();
-      return 0;
-    case ParseResult::kBadUsage:
-      return 2;
-    case ParseResult::kRun:
-      break;
+    case ParseResult::kHelp: PrintUsage(); return 0;
+    case ParseResult::kBadUsage: return 2;
+    case ParseResult::kRun: break;
   }
   const double start = NowSeconds();
   RunData data;
@@ -328,6 +377,9 @@ int Run(int argc, char** argv) {
   info.alpha = options.alpha;
   info.beta = options.beta;
   info.reps_policy = RepsPolicyText(options);
+  info.oracle_prune_factor = options.oracle_reps.prune_factor;
+  if (options.passive_wait) SetPassiveWaiting();
+  info.threading_environment = ThreadingEnvironment();
 
   std::error_code fs_error;
   std::filesystem::create_directories(options.out_dir, fs_error);

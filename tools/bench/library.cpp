@@ -8,12 +8,9 @@ namespace strata_bench {
 
 const char* CallStatusName(CallStatus status) {
   switch (status) {
-    case CallStatus::kOk:
-      return "ok";
-    case CallStatus::kUnsupported:
-      return "unsupported";
-    case CallStatus::kError:
-      return "error";
+    case CallStatus::kOk: return "ok";
+    case CallStatus::kUnsupported: return "unsupported";
+    case CallStatus::kError: return "error";
   }
   return "unknown";
 }
@@ -22,12 +19,9 @@ namespace {
 
 CallStatus FromPeerStatus(int32_t status) {
   switch (status) {
-    case STRATA_BENCH_PEER_OK:
-      return CallStatus::kOk;
-    case STRATA_BENCH_PEER_UNSUPPORTED:
-      return CallStatus::kUnsupported;
-    default:
-      return CallStatus::kError;
+    case STRATA_BENCH_PEER_OK: return CallStatus::kOk;
+    case STRATA_BENCH_PEER_UNSUPPORTED: return CallStatus::kUnsupported;
+    default: return CallStatus::kError;
   }
 }
 
@@ -39,8 +33,7 @@ class PeerLibrary : public Library {
   std::string Describe() const override { return peer_->describe(); }
   CallStatus SetThreads(int threads) override { return FromPeerStatus(peer_->set_threads(threads)); }
   CallStatus Gemm(const GemmArgs& g) override {
-    return FromPeerStatus(
-        peer_->sgemm(g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc));
+    return FromPeerStatus(peer_->sgemm(g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc));
   }
 
  private:
@@ -62,8 +55,8 @@ std::unique_ptr<Library> LoadPeer(const std::string& path, std::string* error) {
   const auto entry = reinterpret_cast<StrataBenchPeerEntry>(dlsym(handle, STRATA_BENCH_PEER_ENTRY));
   const StrataBenchPeer* peer = entry != nullptr ? entry() : nullptr;
   if (peer == nullptr || peer->abi_version != STRATA_BENCH_PEER_ABI_VERSION) {
+    // Left loaded, not dlclose()d: the libraries it pulled in may already have started threads.
     *error = path + ": not a benchmark peer of ABI version " + std::to_string(STRATA_BENCH_PEER_ABI_VERSION);
-    dlclose(handle);  // nothing from it has run beyond the entry point
     return nullptr;
   }
   return std::make_unique<PeerLibrary>(peer);

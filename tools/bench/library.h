@@ -48,9 +48,16 @@ std::unique_ptr<Library> LoadPeer(const std::string& path, std::string* error);
 // The generated package, reached through its C API (strata_library.cpp is the only file that names it).
 struct StrataPlan {
   int kernel_id = -1;
+  int64_t mc = 0, nc = 0, kc = 0;
   int threads = 0;
   bool packed = false;
   double predicted_seconds = 0.0;
+
+  // Whether two plans run the same computation.
+  bool SameWork(const StrataPlan& o) const {
+    return kernel_id == o.kernel_id && mc == o.mc && nc == o.nc && kc == o.kc && threads == o.threads &&
+           packed == o.packed;
+  }
 };
 
 // kernel_id -1: the dispatcher chooses (name "strata"); otherwise that kernel is forced (name "strata_k<id>").
@@ -59,6 +66,8 @@ std::string StrataPackageName();
 int StrataKernelCount();
 // The dispatcher's plan for this shape under the thread count last set; false if the package refused.
 bool StrataPlanFor(int64_t m, int64_t n, int64_t k, StrataPlan* plan);
+// The same with the kernel forced, as MakeStrataLibrary(kernel_id) would run it.
+bool StrataKernelPlanFor(int kernel_id, int64_t m, int64_t n, int64_t k, StrataPlan* plan);
 
 }  // namespace strata_bench
 

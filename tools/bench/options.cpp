@@ -18,6 +18,17 @@ namespace {
 #endif
 
 const char* const kDefaultSuites[] = {"transformer.csv", "cnn.csv", "gnn.csv", "small.csv"};
+const char* const kValueOptions[] = {"--suite",  "--shapes-dir",  "--shape",          "--threads",
+                                     "--reps",   "--oracle-reps", "--target-seconds", "--oracle-prune",
+                                     "--out",    "--peer-dir",    "--peers",          "--plot-script",
+                                     "--python", "--square",      "--alpha",          "--beta"};
+
+bool TakesValue(const std::string& option) {
+  for (const char* known : kValueOptions) {
+    if (option == known) return true;
+  }
+  return false;
+}
 
 bool ParseList(const std::string& text, std::vector<int>* values) {
   values->clear();
@@ -56,6 +67,11 @@ bool ApplyValue(const std::string& option, const std::string& value, std::string
     if (!ParseDouble(value, &real) || !(real > 0.0)) return Fail("--target-seconds wants a positive number");
     options->reps.target_seconds = real;
     options->oracle_reps.target_seconds = real / 2;
+  } else if (option == "--oracle-prune") {
+    if (!ParseDouble(value, &real) || (real != 0.0 && !(real >= 1.0))) {
+      return Fail("--oracle-prune wants 0 or a factor of at least 1, got " + value);
+    }
+    options->oracle_reps.prune_factor = real;
   } else if (option == "--out") {
     options->out_dir = value;
   } else if (option == "--peer-dir") {
@@ -78,8 +94,6 @@ bool ApplyValue(const std::string& option, const std::string& value, std::string
   } else if (option == "--alpha" || option == "--beta") {
     if (!ParseDouble(value, &real)) return Fail(option + " wants a number, got " + value);
     (option == "--alpha" ? options->alpha : options->beta) = static_cast<float>(real);
-  } else {
-    return Fail("unknown option " + option);
   }
   return true;
 }
@@ -99,11 +113,15 @@ void PrintUsage() {
       "                       5 to 50 samples)\n"
       "  --target-seconds S   timed work per library and shape when --reps is not given (default 0.1)\n"
       "  --oracle-reps N      samples per forced kernel (default: half the target time, 3 to 20)\n"
+      "  --oracle-prune F     time a forced kernel no further when its warm-up is over F times the fastest one's\n"
+      "                       (default 2; 0: time every kernel fully)\n"
       "  --peers LIST         peers to load, e.g. openblas,blis (default: every plugin in --peer-dir; none: none)\n"
       "  --peer-dir DIR       where the peer plugins are (default %s)\n"
       "  --square N           also time N^3 for the %%-of-peak line (default 2048; 0: no)\n"
       "  --no-oracle          skip the model-accuracy runs (every kernel forced by id)\n"
       "  --no-overhead        skip the plan-time measurement\n"
+      "  --spin-wait          leave OMP_WAIT_POLICY and OPENBLAS_THREAD_TIMEOUT at the libraries' defaults (idle\n"
+      "                       threads spin) instead of making idle threads sleep\n"
       "  --alpha A, --beta B  the GEMM's alpha and beta (default 1 and 0)\n"
       "  --out DIR            output directory (default bench_out)\n"
       "  --plot-script FILE   the script that draws speedup.png (default %s; \"\": no PNG)\n"
@@ -117,6 +135,8 @@ ParseResult ParseOptions(int argc, char** argv, Options* options) {
   options->oracle_reps.target_seconds = options->reps.target_seconds / 2;
   options->oracle_reps.min_reps = 3;
   options->oracle_reps.max_reps = 20;
+  options->oracle_reps.max_seconds = 0.5;
+  options->oracle_reps.prune_factor = 2.0;
   std::string shapes_dir = STRATA_BENCH_SHAPES_DIR;
   std::vector<std::string> suites;
   for (int i = 1; i < argc; ++i) {
@@ -124,10 +144,15 @@ ParseResult ParseOptions(int argc, char** argv, Options* options) {
     if (arg == "--help" || arg == "-h") return ParseResult::kHelp;
     if (arg == "--no-oracle") {
       options->oracle = false;
+    } else if (arg == "--spin-wait") {
+      options->passive_wait = false;
     } else if (arg == "--no-overhead") {
       options->overhead = false;
+    } else if (!TakesValue(arg)) {
+      Fail(arg.rfind("-", 0) == 0 ? "unknown option " + arg : "unexpected argument " + arg);
+      return ParseResult::kBadUsage;
     } else if (i + 1 >= argc) {
-      Fail(arg.rfind("--", 0) == 0 ? arg + " needs a value" : "unexpected argument " + arg);
+      Fail(arg + " needs a value");
       return ParseResult::kBadUsage;
     } else if (!ApplyValue(arg, argv[++i], &shapes_dir, &suites, options)) {
       return ParseResult::kBadUsage;

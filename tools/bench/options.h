@@ -11,17 +11,20 @@
 namespace strata_bench {
 
 struct Options {
-  std::vector<Shape> shapes;        // from --suite files, --shape, or the default suites
+  std::vector<Shape> shapes;  // from --suite files, --shape, or the default suites
   std::vector<int> threads{1, 2};
-  RepsPolicy reps;                  // peers and the dispatcher
-  RepsPolicy oracle_reps;           // every kernel of the package forced by id
+  RepsPolicy reps;         // peers and the dispatcher
+  RepsPolicy oracle_reps;  // every kernel of the package forced by id
   std::string out_dir = "bench_out";
-  std::string peer_dir;             // where libpeer_<name>.so live
-  bool all_peers = true;            // every plugin found in peer_dir...
-  std::vector<std::string> peers;   // ...or just these
-  std::string plot_script;          // empty: no PNG
-  std::string python = "python3";   // runs plot_script; needs matplotlib
-  int64_t square = 2048;            // the square shape for the %-of-peak line; 0: none
+  std::string peer_dir;            // where libpeer_<name>.so live
+  bool all_peers = true;           // every plugin found in peer_dir...
+  std::vector<std::string> peers;  // ...or just these
+  std::string plot_script;         // empty: no PNG
+  std::string python = "python3";  // runs plot_script; needs matplotlib
+  int64_t square = 2048;           // the square shape for the %-of-peak line; 0: none
+  // Make idle threads of the OpenMP and OpenBLAS runtimes sleep (as Strata's do) unless the environment says
+  // otherwise; see SetPassiveWaiting in bench.cpp.
+  bool passive_wait = true;
   bool oracle = true;
   bool overhead = true;
   float alpha = 1.0f, beta = 0.0f;

@@ -44,8 +44,8 @@ double FmaLoopAvx512() {
       "vzeroupper\n\t"
       : "+r"(n)
       :
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
-        "xmm12", "xmm13", "cc");
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
+        "xmm13", "cc");
   return 2.0 * 16 * kAccumulators * static_cast<double>(kIterations);
 }
 
@@ -70,8 +70,8 @@ double FmaLoopAvx2() {
       "vzeroupper\n\t"
       : "+r"(n)
       :
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
-        "xmm12", "xmm13", "cc");
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
+        "xmm13", "cc");
   return 2.0 * 8 * kAccumulators * static_cast<double>(kIterations);
 }
 

@@ -2,7 +2,6 @@
 // -march=native (as an application using Eigen on this host would be) and with OpenMP, which is how Eigen
 // parallelises its products.
 #include <Eigen/Core>
-
 #include <cstdio>
 
 #include "peer_api.h"
@@ -34,8 +33,8 @@ int32_t SetThreads(int32_t threads) {
   return STRATA_BENCH_PEER_OK;
 }
 
-int32_t Sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
-              int64_t ldb, float beta, float* c, int64_t ldc) {
+int32_t Sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+              float beta, float* c, int64_t ldc) {
   const ConstMap a_map(a, m, k, Eigen::OuterStride<>(lda));
   const ConstMap b_map(b, k, n, Eigen::OuterStride<>(ldb));
   Map c_map(c, m, n, Eigen::OuterStride<>(ldc));

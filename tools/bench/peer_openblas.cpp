@@ -10,8 +10,8 @@ namespace {
 const char* Describe() {
   static char text[256];
   // The core name is the kernel set OpenBLAS's DYNAMIC_ARCH build picked for this CPU at run time.
-  std::snprintf(text, sizeof(text), "OpenBLAS (%s; core %s), threads: OpenBLAS pthread pool",
-                openblas_get_config(), openblas_get_corename());
+  std::snprintf(text, sizeof(text), "OpenBLAS (%s; core %s), threads: OpenBLAS pthread pool", openblas_get_config(),
+                openblas_get_corename());
   return text;
 }
 
@@ -20,8 +20,8 @@ int32_t SetThreads(int32_t threads) {
   return STRATA_BENCH_PEER_OK;
 }
 
-int32_t Sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
-              int64_t ldb, float beta, float* c, int64_t ldc) {
+int32_t Sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+              float beta, float* c, int64_t ldc) {
   // Debian's libopenblas uses 32-bit BLAS integers; every suite shape fits, but a larger one must not wrap.
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX) {
     return STRATA_BENCH_PEER_UNSUPPORTED;

@@ -149,8 +149,8 @@ Reference::Outcome Reference::Check(const float* c) const {
       const double got = c[rows_[r] * ldc_ + cols_[j]];
       const double error = std::fabs(got - expected_[r * width + j]);
       // A NaN error compares false with everything, so test finiteness explicitly.
-      const double ratio = std::isfinite(got) ? error / tolerance_[r * width + j]
-                                              : std::numeric_limits<double>::infinity();
+      const double ratio =
+          std::isfinite(got) ? error / tolerance_[r * width + j] : std::numeric_limits<double>::infinity();
       outcome.worst_ratio = std::max(outcome.worst_ratio, ratio);
       if (!(ratio <= 1.0)) outcome.pass = false;
       ++outcome.checked;

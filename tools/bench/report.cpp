@@ -1,12 +1,12 @@
 // The CSV files. Times are seconds per call; a field is empty where there is nothing to report.
+#include "report.h"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <tuple>
-
-#include "report.h"
 
 namespace strata_bench {
 
@@ -32,6 +32,13 @@ bool WriteFile(const std::string& path, const std::string& text, std::string* er
     return false;
   }
   return true;
+}
+
+// Space-separated, so that a list stays one CSV field.
+std::string IdList(const std::vector<int>& ids) {
+  std::string text;
+  for (size_t i = 0; i < ids.size(); ++i) text += (i > 0 ? " " : "") + std::to_string(ids[i]);
+  return text;
 }
 
 using ShapeKey = std::tuple<std::string, int64_t, int64_t, int64_t, int>;
@@ -75,15 +82,13 @@ bool WriteOracleCsv(const RunData& data, const std::string& path, std::string* e
   out << "category,M,N,K,threads,dispatch_kernel,dispatch_threads,packed,predicted_s,dispatch_s,best_kernel,"
          "best_s,oracle_fraction";
   for (int id = 0; id < data.info.kernel_count; ++id) out << ",k" << id << "_s";
-  out << ",failed_kernels\n";
+  out << ",failed_kernels,pruned_kernels\n";
   for (const OracleRow& r : data.oracle) {
     out << ShapeFields(r.shape) << "," << r.threads << "," << r.plan_kernel << "," << r.plan_threads << ","
         << (r.plan_packed ? 1 : 0) << "," << Number(r.predicted_s) << "," << Number(r.dispatch_s) << ","
         << r.best_kernel << "," << Number(r.best_s) << "," << Number(r.best_s / r.dispatch_s);
     for (double t : r.kernel_s) out << "," << Number(t);
-    out << ",";
-    for (size_t i = 0; i < r.failed_kernels.size(); ++i) out << (i > 0 ? " " : "") << r.failed_kernels[i];
-    out << "\n";
+    out << "," << IdList(r.failed_kernels) << "," << IdList(r.pruned_kernels) << "\n";
   }
   return WriteFile(path, out.str(), error);
 }
@@ -92,8 +97,8 @@ bool WriteOverheadCsv(const RunData& data, const std::string& path, std::string*
   std::ostringstream out;
   out << "category,M,N,K,threads,plan_cached_s,plan_cold_s,call_s,cached_fraction,cold_fraction\n";
   for (const OverheadRow& r : data.overhead) {
-    out << ShapeFields(r.shape) << "," << r.threads << "," << Number(r.plan_cached_s) << ","
-        << Number(r.plan_cold_s) << "," << Number(r.call_s) << "," << Number(r.plan_cached_s / r.call_s) << ","
+    out << ShapeFields(r.shape) << "," << r.threads << "," << Number(r.plan_cached_s) << "," << Number(r.plan_cold_s)
+        << "," << Number(r.call_s) << "," << Number(r.plan_cached_s / r.call_s) << ","
         << Number(r.plan_cold_s / r.call_s) << "\n";
   }
   return WriteFile(path, out.str(), error);

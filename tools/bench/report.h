@@ -16,7 +16,7 @@ struct ResultRow {
   Shape shape;
   int threads = 0;
   std::string library;
-  std::string status;  // "pass", "fail" (wrong result), "unsupported", "error"
+  std::string status;                  // "pass", "fail" (wrong result), "unsupported", "error"
   double median_s = 0.0, min_s = 0.0;  // per call; meaningful for "pass" and "fail"
   int samples = 0, batch = 0;
   int64_t checked = 0;       // C entries compared with the reference
@@ -29,12 +29,13 @@ struct OracleRow {
   int threads = 0;
   int plan_kernel = -1, plan_threads = 0;
   bool plan_packed = false;
-  double predicted_s = 0.0;  // the cost model's estimate for the dispatcher's plan
-  double dispatch_s = 0.0;   // the dispatcher, measured in the same interleaved rounds as the kernels
+  double predicted_s = 0.0;      // the cost model's estimate for the dispatcher's plan
+  double dispatch_s = 0.0;       // the dispatcher, measured in the same interleaved rounds as the kernels
   std::vector<double> kernel_s;  // per kernel id; NaN where the forced call failed or gave a wrong result
   int best_kernel = -1;
   double best_s = 0.0;
   std::vector<int> failed_kernels;  // ids whose result was wrong or whose call failed
+  std::vector<int> pruned_kernels;  // ids timed by their warm-up only: far slower than the fastest
 };
 
 // The dispatcher's planning time against the whole call.
@@ -64,6 +65,8 @@ struct RunInfo {
   std::vector<int> threads;
   float alpha = 1.0f, beta = 0.0f;
   std::string reps_policy;
+  std::string threading_environment;  // the environment variables that change how the runtimes wait and spin
+  double oracle_prune_factor = 0.0;
   double elapsed_s = 0.0;
 };
 

@@ -83,8 +83,7 @@ bool ReadShapesCsv(const std::string& path, std::vector<Shape>* shapes, std::str
     const std::vector<std::string> fields = Split(t, ',');
     if (fields.size() == 4 && Trim(fields[0]) == "category") continue;
     Shape shape;
-    if (fields.size() != 4 ||
-        !ParseShape(fields[1] + "," + fields[2] + "," + fields[3], Trim(fields[0]), &shape) ||
+    if (fields.size() != 4 || !ParseShape(fields[1] + "," + fields[2] + "," + fields[3], Trim(fields[0]), &shape) ||
         shape.category.empty()) {
       *error = path + ":" + std::to_string(line_number) + ": expected category,M,N,K with positive sizes, got \"" +
                t + "\"";

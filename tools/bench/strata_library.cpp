@@ -62,13 +62,31 @@ std::string StrataPackageName() { return STRATA_BENCH_STR(STRATA_PACKAGE_NAME); 
 
 int StrataKernelCount() { return STRATA_FN(kernel_count)(); }
 
-bool StrataPlanFor(int64_t m, int64_t n, int64_t k, StrataPlan* plan) {
-  PackagePlan raw;
-  if (static_cast<int>(STRATA_FN(plan)(m, n, k, &raw)) != 0) return false;
+namespace {
+
+void CopyPlan(const PackagePlan& raw, StrataPlan* plan) {
   plan->kernel_id = raw.kernel_id;
+  plan->mc = raw.mc;
+  plan->nc = raw.nc;
+  plan->kc = raw.kc;
   plan->threads = raw.threads;
   plan->packed = raw.packed != 0;
   plan->predicted_seconds = raw.predicted_seconds;
+}
+
+}  // namespace
+
+bool StrataPlanFor(int64_t m, int64_t n, int64_t k, StrataPlan* plan) {
+  PackagePlan raw;
+  if (static_cast<int>(STRATA_FN(plan)(m, n, k, &raw)) != 0) return false;
+  CopyPlan(raw, plan);
+  return true;
+}
+
+bool StrataKernelPlanFor(int kernel_id, int64_t m, int64_t n, int64_t k, StrataPlan* plan) {
+  PackagePlan raw;
+  if (static_cast<int>(STRATA_FN(kernel_plan)(kernel_id, m, n, k, &raw)) != 0) return false;
+  CopyPlan(raw, plan);
   return true;
 }
 

@@ -103,6 +103,10 @@ void WriteHeader(const RunInfo& info, std::ostringstream& out) {
   out << "- C = " << info.alpha << " * A * B + " << info.beta
       << " * C, row-major fp32. Every time is the median of interleaved samples (" << info.reps_policy
       << "), after warm-up; every result is checked against a double-precision reference.\n";
+  out << "- Threading environment: " << info.threading_environment
+      << ". The libraries run interleaved in one process; unless told otherwise (--spin-wait) the harness sets "
+         "OMP_WAIT_POLICY=PASSIVE and OPENBLAS_THREAD_TIMEOUT=4 so that idle threads sleep in every library, as "
+         "in Strata's pool, instead of spinning on cores the next library's call needs.\n";
   out << "- Run time: " << Format("%.0f s", info.elapsed_s) << "; load average (1, 5, 15 min) at the start "
       << info.load_start << ", at the end " << info.load_end
       << " (anything above 0 is other work competing for the cores).\n\n";
@@ -192,24 +196,37 @@ void WriteSquare(const RunData& data, const ResultIndex& index, const std::vecto
 
 void WriteCorrectness(const RunData& data, const std::vector<std::string>& libraries, std::ostringstream& out) {
   out << "## Correctness\n\nEvery call of every library was checked once per shape and thread count (all of C "
-         "for small problems, a grid of rows and columns including the edges for large ones). With beta = 0, C "
-         "starts as NaN, which a library must not read.\n\n"
-      << "| Library | pass | fail | unsupported | error |\n| --- | --- | --- | --- | --- |\n";
+         "for small problems, a grid of rows and columns including the edges for large ones)."
+      << (data.info.beta == 0.0f ? " With beta = 0, C starts as NaN, which a library must not read." : "")
+      << "\n\n| Library | pass | fail | unsupported | error |\n| --- | --- | --- | --- | --- |\n";
   std::vector<const ResultRow*> failures;
+  std::map<std::string, std::vector<const ResultRow*>> unsupported;
   for (const std::string& library : libraries) {
     std::map<std::string, int> counts;
     for (const ResultRow& r : data.results) {
       if (r.library != library) continue;
       ++counts[r.status];
-      if (r.status != "pass") failures.push_back(&r);
+      if (r.status == "unsupported") {
+        unsupported[library].push_back(&r);
+      } else if (r.status != "pass") {
+        failures.push_back(&r);
+      }
     }
     out << "| " << library << " | " << counts["pass"] << " | " << counts["fail"] << " | " << counts["unsupported"]
         << " | " << counts["error"] << " |\n";
   }
   out << "\n";
+  for (const auto& [library, rows] : unsupported) {
+    out << "Unsupported by " << library << " (no native path; not timed, left out of its comparisons): ";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const bool same_shape = i > 0 && rows[i - 1]->shape.Label() == rows[i]->shape.Label();
+      if (!same_shape) out << (i > 0 ? ", " : "") << rows[i]->shape.Label();
+    }
+    out << ".\n\n";
+  }
   if (failures.empty()) return;
-  out << "Not passed" << (failures.size() > kFailuresShown ? " (first " + std::to_string(kFailuresShown) + ")" : "")
-      << ":\n\n";
+  out << "Wrong results and errors"
+      << (failures.size() > kFailuresShown ? " (first " + std::to_string(kFailuresShown) + ")" : "") << ":\n\n";
   for (size_t i = 0; i < failures.size() && i < kFailuresShown; ++i) {
     const ResultRow& r = *failures[i];
     out << "- " << r.library << ", " << ShapeText(r.shape) << ", " << ThreadsLabel(r.threads) << ": " << r.status;
@@ -223,10 +240,16 @@ void WriteOracle(const RunData& data, std::ostringstream& out) {
   if (data.oracle.empty()) return;
   out << "## Model accuracy: the dispatcher against the oracle\n\n"
       << "Per shape, every one of the package's " << data.info.kernel_count
-      << " kernels was forced by id and timed in the same interleaved rounds as the dispatcher; the oracle is the "
-         "fastest of them. Fraction = oracle time / dispatcher time (1 = the dispatcher's pick is the fastest; "
-         "slightly above 1 is timing noise). Predicted / measured is the cost model's estimate for its plan "
-         "against the dispatcher's measured time.\n\n"
+      << " kernels was forced by id and timed in interleaved rounds; the oracle is the fastest of them. The "
+         "dispatcher's time is that of its own plan forced (the same computation), or where none matches, of the "
+         "dispatcher timed in the same rounds. "
+      << (data.info.oracle_prune_factor > 0.0
+              ? "Kernels whose warm-up took over " + Format("%g", data.info.oracle_prune_factor) +
+                    " times the fastest one's are not timed further (oracle.csv lists them as pruned). "
+              : std::string())
+      << "Fraction = oracle time / dispatcher time (1: the dispatcher "
+         "picked the fastest kernel). Predicted / measured is the cost model's estimate for the dispatcher's plan "
+         "against its measured time.\n\n"
       << "| Threads | shapes | geomean fraction of oracle | pick within " << Percent(kTieTolerance)
       << " of fastest | geomean predicted / measured |\n| --- | --- | --- | --- | --- |\n";
   for (int t : data.info.threads) {

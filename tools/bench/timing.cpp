@@ -15,6 +15,31 @@ constexpr double kMinSampleSeconds = 200e-6;
 constexpr double kWarmupSeconds = 2e-3;
 constexpr int kMaxWarmupCalls = 100000;
 
+// Warm-up calls (unless the checked call was long enough to be the warm-up); returns the time of one call.
+double WarmUp(Contender* c) {
+  if (c->first_call_s >= kWarmupSeconds) return c->first_call_s;
+  int calls = 0;
+  const double start = NowSeconds();
+  double elapsed = 0.0;
+  do {
+    c->status = c->library->Gemm(c->args);
+    ++calls;
+    elapsed = NowSeconds() - start;
+  } while (c->status == CallStatus::kOk && elapsed < kWarmupSeconds && calls < kMaxWarmupCalls);
+  return elapsed / calls;
+}
+
+int RepsFor(const RepsPolicy& policy, double longest_sample) {
+  if (policy.fixed > 0) return policy.fixed;
+  if (!(longest_sample > 0.0)) return policy.min_reps;
+  int reps = static_cast<int>(
+      std::clamp<double>(std::ceil(policy.target_seconds / longest_sample), policy.min_reps, policy.max_reps));
+  if (reps * longest_sample > policy.max_seconds) {
+    reps = std::max(policy.floor_reps, static_cast<int>(policy.max_seconds / longest_sample));
+  }
+  return reps;
+}
+
 }  // namespace
 
 double NowSeconds() {
@@ -38,35 +63,34 @@ double GeoMean(const std::vector<double>& values) {
 }
 
 void MeasureInterleaved(const RepsPolicy& policy, std::vector<Contender>* contenders) {
+  std::vector<double> per_call(contenders->size(), 0.0);
+  double fastest = 0.0;
+  for (size_t i = 0; i < contenders->size(); ++i) {
+    Contender& c = (*contenders)[i];
+    if (c.status != CallStatus::kOk) continue;
+    per_call[i] = WarmUp(&c);
+    if (c.status == CallStatus::kOk && (fastest == 0.0 || per_call[i] < fastest)) fastest = per_call[i];
+  }
   double longest_sample = 0.0;
-  for (Contender& c : *contenders) {
+  for (size_t i = 0; i < contenders->size(); ++i) {
+    Contender& c = (*contenders)[i];
     if (c.status != CallStatus::kOk) continue;
-    int calls = 0;
-    const double start = NowSeconds();
-    double elapsed = 0.0;
-    do {
-      c.status = c.library->Gemm(c.args);
-      ++calls;
-      elapsed = NowSeconds() - start;
-    } while (c.status == CallStatus::kOk && elapsed < kWarmupSeconds && calls < kMaxWarmupCalls);
-    if (c.status != CallStatus::kOk) continue;
-    const double per_call = elapsed / calls;
-    c.batch = static_cast<int>(std::max(1.0, std::ceil(kMinSampleSeconds / std::max(per_call, 1e-9))));
-    longest_sample = std::max(longest_sample, per_call * c.batch);
+    if (policy.prune_factor > 0.0 && c.prunable && per_call[i] > policy.prune_factor * fastest) {
+      c.pruned = true;
+      c.median_s = c.min_s = per_call[i];
+      continue;
+    }
+    c.batch = static_cast<int>(std::max(1.0, std::ceil(kMinSampleSeconds / std::max(per_call[i], 1e-9))));
+    longest_sample = std::max(longest_sample, per_call[i] * c.batch);
   }
-
-  int reps = policy.fixed;
-  if (reps <= 0) {
-    const double wanted = longest_sample > 0.0 ? std::ceil(policy.target_seconds / longest_sample) : policy.min_reps;
-    reps = static_cast<int>(std::clamp<double>(wanted, policy.min_reps, policy.max_reps));
-  }
+  const int reps = RepsFor(policy, longest_sample);
 
   const size_t count = contenders->size();
   std::vector<std::vector<double>> samples(count);
   for (int rep = 0; rep < reps; ++rep) {
     for (size_t offset = 0; offset < count; ++offset) {
       Contender& c = (*contenders)[(static_cast<size_t>(rep) + offset) % count];
-      if (c.status != CallStatus::kOk) continue;
+      if (c.status != CallStatus::kOk || c.pruned) continue;
       const double start = NowSeconds();
       for (int i = 0; i < c.batch; ++i) c.status = c.library->Gemm(c.args);
       const double elapsed = NowSeconds() - start;
@@ -75,7 +99,7 @@ void MeasureInterleaved(const RepsPolicy& policy, std::vector<Contender>* conten
   }
   for (size_t i = 0; i < count; ++i) {
     Contender& c = (*contenders)[i];
-    if (c.status != CallStatus::kOk || samples[i].empty()) continue;
+    if (c.status != CallStatus::kOk || c.pruned || samples[i].empty()) continue;
     c.samples = static_cast<int>(samples[i].size());
     c.median_s = Median(samples[i]);
     c.min_s = *std::min_element(samples[i].begin(), samples[i].end());
