@@ -35,30 +35,19 @@ void note(const std::string& message) { std::fprintf(stderr, "strata: %s\n", mes
 
 // Records found in an existing package at the output path, if they were made for the same inputs on this host
 // with this compiler: a second generation reuses them instead of profiling again.
-bool reusable_records(const std::string& output, const Arch& arch, const Op& op, const std::string& compiler_id,
+bool reusable_records(const std::string& output, const Arch& arch, const Op& op, const std::string& compiler,
                       ProfileRecords* out) {
   const std::string path = output + "/profile_records.yaml";
   if (!std::filesystem::exists(path) || !is_strata_package(output)) return false;
   try {
     ProfileRecords r = load_records(path);
-    if (r.arch_sha256 != arch.content_sha || r.op != op.name || r.cpu != host_cpu_id() || r.compiler != compiler_id)
+    if (r.arch_sha256 != arch.content_sha || r.op != op.name || r.cpu != host_cpu_id() || r.compiler != compiler)
       return false;
     *out = std::move(r);
     return true;
   } catch (const Error&) {
     return false;  // unreadable old records are simply not reused
   }
-}
-
-std::string first_line_of_command(const std::string& command) {
-  std::string out;
-  if (FILE* p = popen((command + " 2>/dev/null").c_str(), "r")) {
-    char buffer[512];
-    if (std::fgets(buffer, sizeof buffer, p)) out = buffer;
-    pclose(p);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
 }
 
 int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv) {
@@ -75,19 +64,16 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
   // Level 0: profile records (given, reused, or measured now) or the model.
   ProfileRecords records;
   bool have_records = false;
-  std::string records_label;
   const auto& level0 = sieve.levels[0].candidates;
   if (!o.profile.empty()) {
     records = load_records(o.profile);
     check_records_match(records, arch, op.name, o.profile);
     have_records = true;
-    records_label = o.profile;
     note(fmt::format("using profile records from {}", o.profile));
   } else if (o.no_profile) {
     note("--no-profile: level 0 is modelled (Eq. 3); the manifest says so");
   } else if (arch.levels[0].analyzer == Analyzer::profile) {
-    const std::string compiler_id = first_line_of_command(o.compiler + " --version");
-    if (reusable_records(o.output, arch, op, compiler_id, &records)) {
+    if (reusable_records(o.output, arch, op, compiler_id(o.compiler), &records)) {
       note(fmt::format("reusing profile records from {}/profile_records.yaml", o.output));
     } else {
       std::vector<UkernelSpec> kernels;
@@ -98,7 +84,6 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
       records = profile_on_host(arch, op.name, kernels, po);
     }
     have_records = true;
-    records_label = "profile_records.yaml";
   }
   const std::vector<double> level0_seconds =
       have_records ? level0_seconds_from(arch, op, sieve, records) : std::vector<double>(level0.size(), 0.0);

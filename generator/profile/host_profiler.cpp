@@ -436,6 +436,11 @@ std::string method_text(const ProfileOptions& options) {
 
 }  // namespace
 
+std::string compiler_id(const std::string& compiler) {
+  TempDir dir;
+  return compiler_version(compiler, dir);
+}
+
 std::string host_cpu_id() {
 #if defined(__x86_64__)
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;

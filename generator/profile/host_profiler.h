@@ -33,6 +33,10 @@ struct ProfileOptions {
 ProfileRecords profile_on_host(const Arch& arch, const std::string& op_name, const std::vector<UkernelSpec>& kernels,
                                const ProfileOptions& options);
 
+// The first line of `<compiler> --version`: how records name the compiler that built the profiled kernels. Throws
+// strata::Error when the compiler cannot be run.
+std::string compiler_id(const std::string& compiler);
+
 // "<brand string>, <vendor> family F model M stepping S" from CPUID (x86-64), or a note that it is unknown.
 std::string host_cpu_id();
 
