@@ -170,14 +170,10 @@ std::map<std::string, std::string> render_x86_package(const PackageInputs& in, T
     kd->SetIntValue("MR", u.mr);
     kd->SetIntValue("NR", u.nr);
     kd->SetIntValue("KU", u.ku);
-    // Level-1 tile (what a thread packs and runs) and level-2 tile (what the threads share); the README calls
-    // the level-1 extents MC, NC and KC, as BLIS does.
+    // Level-1 tile (what a thread packs and runs; BLIS's MC, NC, KC) and level-2 tile (what the threads share).
     kd->SetValue("M1", std::to_string(t[1][0]));
     kd->SetValue("N1", std::to_string(t[1][1]));
     kd->SetValue("K1", std::to_string(t[1][2]));
-    kd->SetValue("MC", std::to_string(t[1][0]));
-    kd->SetValue("NC", std::to_string(t[1][1]));
-    kd->SetValue("KC", std::to_string(t[1][2]));
     kd->SetValue("M2", std::to_string(t[2][0]));
     kd->SetValue("N2", std::to_string(t[2][1]));
     kd->SetValue("K2", std::to_string(t[2][2]));

@@ -188,7 +188,7 @@ mismatch prints `FAIL` and makes the exit status 1.
 
 | Kernel | Register tile (MR x NR) | K unroll | MC | NC | KC | Level-0 timing | Why it is here |
 | --- | --- | --- | --- | --- | --- | --- | --- |
-{{#KERNEL}}| {{ID}} | {{MR}} x {{NR}} | {{KU}} | {{MC}} | {{NC}} | {{KC}} | {{L0_SOURCE}} | {{REASON}} |
+{{#KERNEL}}| {{ID}} | {{MR}} x {{NR}} | {{KU}} | {{M1}} | {{N1}} | {{K1}} | {{L0_SOURCE}} | {{REASON}} |
 {{/KERNEL}}
 MR x NR is the register tile (the block of C a micro-kernel keeps in registers); MC, NC and KC are the cache
 blocking of packed A and B. For each call the dispatcher uses the performance model to pick the kernel, the
