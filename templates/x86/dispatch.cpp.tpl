@@ -20,7 +20,6 @@
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <new>
 #include <thread>
 #include <vector>
 
@@ -98,10 +97,9 @@ bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   return K <= k.k1 && (M * K + K * N) * static_cast<int64_t>(sizeof(float)) <= kDirectBytes;
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // One parallel region per level-2 tile on the packed path, one in all on the direct path.
 int64_t parallel_regions(int64_t M, int64_t N, int64_t K, const Kernel& k, bool packed) {
+  using strata_model::ceil_div;
   return packed ? ceil_div(M, k.m2) * ceil_div(N, k.n2) * ceil_div(K, k.k2) : 1;
 }
 
@@ -398,8 +396,8 @@ void run_packed(const Gemm& g, const Plan& plan, void* workspace) {
       for (int64_t i2 = 0; i2 < g.M; i2 += k.m2) {
         BlockJob job{&g, &k, i2, j2, p2, std::min<int64_t>(k.m2, g.M - i2), std::min<int64_t>(k.n2, g.N - j2),
                      std::min<int64_t>(k.k2, g.K - p2), 0, 0, 0, buffers, packed_b};
-        job.tiles_m = ceil_div(job.m2, k.m1);
-        job.tiles_n = ceil_div(job.n2, k.n1);
+        job.tiles_m = strata_model::ceil_div(job.m2, k.m1);
+        job.tiles_n = strata_model::ceil_div(job.n2, k.n1);
         job.threads = std::min<int64_t>(plan.threads, job.tiles_m * job.tiles_n);
         parallel_for(job.threads, block_task, &job);
       }

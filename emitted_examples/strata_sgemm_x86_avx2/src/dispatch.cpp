@@ -4,7 +4,7 @@
 //   79e898852e3f181cf01a3fbd4510e5c5c1d71f31a3c7ddbcef86f1e8a4b9d4a9  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   854a5ce3acde9104f7f80fb9f930d819940aa646b551dc7eb1d7da4c428a08d1  profile records
-//   ed0a1e1c26854404dc32ec13ae53ad05c9e6bcbca3219ede56611004e7b38292  template x86/dispatch.cpp.tpl
+//   56fbf185c61b66b4fa7882955d641fe6bd743a5a940c80f62bcd7e70a573b1db  template x86/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -28,7 +28,6 @@
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <new>
 #include <thread>
 #include <vector>
 
@@ -115,10 +114,9 @@ bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   return K <= k.k1 && (M * K + K * N) * static_cast<int64_t>(sizeof(float)) <= kDirectBytes;
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // One parallel region per level-2 tile on the packed path, one in all on the direct path.
 int64_t parallel_regions(int64_t M, int64_t N, int64_t K, const Kernel& k, bool packed) {
+  using strata_model::ceil_div;
   return packed ? ceil_div(M, k.m2) * ceil_div(N, k.n2) * ceil_div(K, k.k2) : 1;
 }
 
@@ -415,8 +413,8 @@ void run_packed(const Gemm& g, const Plan& plan, void* workspace) {
       for (int64_t i2 = 0; i2 < g.M; i2 += k.m2) {
         BlockJob job{&g, &k, i2, j2, p2, std::min<int64_t>(k.m2, g.M - i2), std::min<int64_t>(k.n2, g.N - j2),
                      std::min<int64_t>(k.k2, g.K - p2), 0, 0, 0, buffers, packed_b};
-        job.tiles_m = ceil_div(job.m2, k.m1);
-        job.tiles_n = ceil_div(job.n2, k.n1);
+        job.tiles_m = strata_model::ceil_div(job.m2, k.m1);
+        job.tiles_n = strata_model::ceil_div(job.n2, k.n1);
         job.threads = std::min<int64_t>(plan.threads, job.tiles_m * job.tiles_n);
         parallel_for(job.threads, block_task, &job);
       }

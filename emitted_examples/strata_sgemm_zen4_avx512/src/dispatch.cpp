@@ -4,7 +4,7 @@
 //   107cd2668d8251b558bfac35ee64e176052e9f206dc047a003b53f2f0b72ccf1  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   67d4fa640f8add22e339730fc53ffd88acfcd08645fef23ea98bd20462ca517a  profile records
-//   ed0a1e1c26854404dc32ec13ae53ad05c9e6bcbca3219ede56611004e7b38292  template x86/dispatch.cpp.tpl
+//   56fbf185c61b66b4fa7882955d641fe6bd743a5a940c80f62bcd7e70a573b1db  template x86/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -28,7 +28,6 @@
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <new>
 #include <thread>
 #include <vector>
 
@@ -113,10 +112,9 @@ bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   return K <= k.k1 && (M * K + K * N) * static_cast<int64_t>(sizeof(float)) <= kDirectBytes;
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // One parallel region per level-2 tile on the packed path, one in all on the direct path.
 int64_t parallel_regions(int64_t M, int64_t N, int64_t K, const Kernel& k, bool packed) {
+  using strata_model::ceil_div;
   return packed ? ceil_div(M, k.m2) * ceil_div(N, k.n2) * ceil_div(K, k.k2) : 1;
 }
 
@@ -413,8 +411,8 @@ void run_packed(const Gemm& g, const Plan& plan, void* workspace) {
       for (int64_t i2 = 0; i2 < g.M; i2 += k.m2) {
         BlockJob job{&g, &k, i2, j2, p2, std::min<int64_t>(k.m2, g.M - i2), std::min<int64_t>(k.n2, g.N - j2),
                      std::min<int64_t>(k.k2, g.K - p2), 0, 0, 0, buffers, packed_b};
-        job.tiles_m = ceil_div(job.m2, k.m1);
-        job.tiles_n = ceil_div(job.n2, k.n1);
+        job.tiles_m = strata_model::ceil_div(job.m2, k.m1);
+        job.tiles_n = strata_model::ceil_div(job.n2, k.n1);
         job.threads = std::min<int64_t>(plan.threads, job.tiles_m * job.tiles_n);
         parallel_for(job.threads, block_task, &job);
       }
