@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "analyze/model.h"
-#include "emit/x86_package.h"
+#include "emit/cpu_package.h"
 #include "select/select.h"
 #include "spec/arch_loader.h"
 #include "spec/op_loader.h"

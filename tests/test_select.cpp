@@ -1,7 +1,7 @@
 // Selection: a compact, deterministic kernel set whose tilings are valid chains of the sieve.
 #include <catch2/catch.hpp>
 
-#include "emit/x86_package.h"
+#include "emit/cpu_package.h"
 #include "select/select.h"
 #include "spec/arch_loader.h"
 #include "spec/op_loader.h"

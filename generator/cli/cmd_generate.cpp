@@ -10,8 +10,8 @@
 #include "cli/commands.h"
 #include "cli/spec_options.h"
 #include "common/sha256.h"
+#include "emit/package.h"
 #include "emit/package_writer.h"
-#include "emit/x86_package.h"
 #include "profile/host_profiler.h"
 #include "spec/arch_loader.h"
 #include "spec/op_loader.h"
@@ -54,7 +54,7 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
   const auto start = std::chrono::steady_clock::now();
   const Arch arch = load_arch(o.paths.arch);
   const Op op = load_op(o.paths.op);
-  check_x86_support(arch, op);
+  check_package_support(arch, op);
   const std::string name = o.name.empty() ? fmt::format("strata_{}_{}", op.name, arch.name) : o.name;
   if (!is_c_identifier(name))
     throw Error({"--name", 0, 0}, fmt::format("'{}' must be a C identifier ([A-Za-z_][A-Za-z0-9_]*)", name));
@@ -72,6 +72,11 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
     note(fmt::format("using profile records from {}", o.profile));
   } else if (o.no_profile) {
     note("--no-profile: level 0 is modelled (Eq. 3); the manifest says so");
+  } else if (arch.levels[0].analyzer == Analyzer::profile && !host_runs(arch.isa.vector)) {
+    note(fmt::format(
+        "this host cannot run {} micro-kernels, so level 0 is modelled (Eq. 3) and the manifest says so; to profile, "
+        "build `strata profile-kit` for the target, run it there and pass its records with --profile FILE",
+        isa_display_name(arch.isa.vector)));
   } else if (arch.levels[0].analyzer == Analyzer::profile) {
     if (reusable_records(o.output, arch, op, compiler_id(o.compiler), &records)) {
       note(fmt::format("reusing profile records from {}/profile_records.yaml", o.output));
@@ -109,7 +114,7 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
   in.provenance.inputs["op " + op.name] = op.content_sha;
   if (have_records) in.provenance.inputs["profile records"] = sha256_hex(in.records_yaml);
   TemplateRenderer renderer(default_templates_dir());
-  const auto files = render_x86_package(in, renderer);
+  const auto files = render_package(in, renderer);
   write_package(o.output, files, o.force);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   note(fmt::format("wrote {} ({} files, {} kernels) in {:.1f} s", o.output, files.size(), selection.kernels.size(),

@@ -5,7 +5,7 @@
 #include "analyze/model.h"
 #include "cli/commands.h"
 #include "cli/spec_options.h"
-#include "emit/x86_package.h"
+#include "emit/cpu_package.h"
 #include "profile/records.h"
 #include "spec/arch_loader.h"
 #include "spec/op_loader.h"

@@ -131,22 +131,11 @@ std::string compiler_version(const std::string& compiler, const TempDir& dir) {
 
 // Kernels must run on this CPU: an AVX-512 kernel on an AVX2 host dies of SIGILL, which would read as a crash.
 void check_host_runs(VectorIsa isa) {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  if (isa == VectorIsa::avx512 && !__builtin_cpu_supports("avx512f"))
-    fail(
-        "this host cannot run AVX-512 micro-kernels (its CPU or OS lacks avx512f): profile on the target machine and "
-        "pass its records with --profile FILE, or generate with --no-profile");
-  if (isa == VectorIsa::avx2 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")))
-    fail(
-        "this host cannot run AVX2 micro-kernels (its CPU or OS lacks avx2 or fma): profile on the target machine "
-        "and pass its records with --profile FILE, or generate with --no-profile");
-#else
-  (void)isa;
-  fail(
-      "host profiling runs x86-64 micro-kernels, and this host is not x86-64: profile on the target machine and pass "
-      "its records with --profile FILE, or generate with --no-profile");
-#endif
+  if (!host_runs(isa))
+    fail(fmt::format(
+        "this host cannot run {} micro-kernels: profile on the target machine (strata profile-kit) and pass its "
+        "records with --profile FILE, or generate with --no-profile",
+        isa_display_name(isa)));
 }
 
 void check_kernels(const std::vector<UkernelSpec>& kernels) {
@@ -206,7 +195,7 @@ std::string render_kernel(TemplateRenderer& renderer, const UkernelSpec& k) {
   dict.SetValue("PACKAGE", kPackage);
   dict.SetValue("PACKAGE_UPPER", kPackageUpper);
   dict.ShowSection("PROFILE_ENTRY");
-  return renderer.render("x86/ukernel.cpp.tpl", dict);
+  return renderer.render("cpu/ukernel.cpp.tpl", dict);
 }
 
 // One translation unit holding several rendered kernels. Each kernel file defines its helpers in an anonymous
@@ -241,7 +230,7 @@ std::string internal_header(TemplateRenderer& renderer) {
   ctemplate::TemplateDictionary dict("internal");
   dict.SetValue("PACKAGE", kPackage);
   dict.SetValue("PACKAGE_UPPER", kPackageUpper);
-  return renderer.render("x86/internal.h.tpl", dict);
+  return renderer.render("cpu/internal.h.tpl", dict);
 }
 
 std::string profiler_main(TemplateRenderer& renderer, const std::vector<UkernelSpec>& kernels) {
@@ -255,7 +244,7 @@ std::string profiler_main(TemplateRenderer& renderer, const std::vector<UkernelS
     entry->SetIntValue("NR", k.nr);
     entry->SetIntValue("KU", k.ku);
   }
-  return renderer.render("x86/profiler.cpp.tpl", dict);
+  return renderer.render("cpu/profiler.cpp.tpl", dict);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -435,6 +424,20 @@ std::string method_text(const ProfileOptions& options) {
 }
 
 }  // namespace
+
+bool host_runs(VectorIsa isa) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (isa == VectorIsa::avx512) return __builtin_cpu_supports("avx512f");
+  if (isa == VectorIsa::avx2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return false;
+#elif defined(__aarch64__)
+  return isa == VectorIsa::neon;  // Advanced SIMD is part of the AArch64 base architecture
+#else
+  (void)isa;
+  return false;
+#endif
+}
 
 std::string compiler_id(const std::string& compiler) {
   TempDir dir;

@@ -2,8 +2,8 @@
 // of modelling them, because the few cycles a micro-kernel loses to its loads, broadcasts and loop overhead
 // decide which tile wins and no simple model predicts them.
 //
-// The profiler renders the very micro-kernel template the package ships (templates/x86/ukernel.cpp.tpl, with its
-// PROFILE_ENTRY section) plus a timing main (templates/x86/profiler.cpp.tpl), compiles them with the host
+// The profiler renders the very micro-kernel template the package ships (templates/cpu/ukernel.cpp.tpl, with its
+// PROFILE_ENTRY section) plus a timing main (templates/cpu/profiler.cpp.tpl), compiles them with the host
 // compiler in a temporary directory, runs the result once and reads one line per kernel back.
 #pragma once
 
@@ -32,6 +32,9 @@ struct ProfileOptions {
 // failing command and the start of its error output; the temporary directory is removed in every case.
 ProfileRecords profile_on_host(const Arch& arch, const std::string& op_name, const std::vector<UkernelSpec>& kernels,
                                const ProfileOptions& options);
+
+// Whether this host's CPU (and OS) runs micro-kernels of `isa`: the precondition of profile_on_host.
+bool host_runs(VectorIsa isa);
 
 // The first line of `<compiler> --version`: how records name the compiler that built the profiled kernels. Throws
 // strata::Error when the compiler cannot be run.

@@ -1,4 +1,4 @@
-// The dictionary of one x86 micro-kernel (templates/x86/ukernel.cpp.tpl), shared by the emitted package and the
+// The dictionary of one x86 micro-kernel (templates/cpu/ukernel.cpp.tpl), shared by the emitted package and the
 // profiler, so that what is profiled is exactly what is shipped.
 #pragma once
 

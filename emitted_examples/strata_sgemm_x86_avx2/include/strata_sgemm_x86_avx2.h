@@ -4,7 +4,7 @@
 //   79e898852e3f181cf01a3fbd4510e5c5c1d71f31a3c7ddbcef86f1e8a4b9d4a9  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   854a5ce3acde9104f7f80fb9f930d819940aa646b551dc7eb1d7da4c428a08d1  profile records
-//   2414a3deee3d44565a53ba5fc7996edfe150c324dd22d1ad2c0446a5de71df21  template x86/api.h.tpl
+//   2414a3deee3d44565a53ba5fc7996edfe150c324dd22d1ad2c0446a5de71df21  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_X86_AVX2_H_
 #define STRATA_SGEMM_X86_AVX2_H_

@@ -4,7 +4,7 @@
 //   79e898852e3f181cf01a3fbd4510e5c5c1d71f31a3c7ddbcef86f1e8a4b9d4a9  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   854a5ce3acde9104f7f80fb9f930d819940aa646b551dc7eb1d7da4c428a08d1  profile records
-//   56fbf185c61b66b4fa7882955d641fe6bd743a5a940c80f62bcd7e70a573b1db  template x86/dispatch.cpp.tpl
+//   56fbf185c61b66b4fa7882955d641fe6bd743a5a940c80f62bcd7e70a573b1db  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.

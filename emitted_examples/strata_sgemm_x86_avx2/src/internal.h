@@ -4,7 +4,7 @@
 //   79e898852e3f181cf01a3fbd4510e5c5c1d71f31a3c7ddbcef86f1e8a4b9d4a9  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   854a5ce3acde9104f7f80fb9f930d819940aa646b551dc7eb1d7da4c428a08d1  profile records
-//   bfc5afb704afc2140fe4cf243fee9d0be04d43e3327537197e6b04ca751bb838  template x86/internal.h.tpl
+//   bfc5afb704afc2140fe4cf243fee9d0be04d43e3327537197e6b04ca751bb838  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.

@@ -4,7 +4,7 @@
 //   107cd2668d8251b558bfac35ee64e176052e9f206dc047a003b53f2f0b72ccf1  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   67d4fa640f8add22e339730fc53ffd88acfcd08645fef23ea98bd20462ca517a  profile records
-//   2414a3deee3d44565a53ba5fc7996edfe150c324dd22d1ad2c0446a5de71df21  template x86/api.h.tpl
+//   2414a3deee3d44565a53ba5fc7996edfe150c324dd22d1ad2c0446a5de71df21  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_ZEN4_AVX512_H_
 #define STRATA_SGEMM_ZEN4_AVX512_H_

@@ -4,7 +4,7 @@
 //   107cd2668d8251b558bfac35ee64e176052e9f206dc047a003b53f2f0b72ccf1  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   67d4fa640f8add22e339730fc53ffd88acfcd08645fef23ea98bd20462ca517a  profile records
-//   56fbf185c61b66b4fa7882955d641fe6bd743a5a940c80f62bcd7e70a573b1db  template x86/dispatch.cpp.tpl
+//   56fbf185c61b66b4fa7882955d641fe6bd743a5a940c80f62bcd7e70a573b1db  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.

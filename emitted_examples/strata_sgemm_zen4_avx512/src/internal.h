@@ -4,7 +4,7 @@
 //   107cd2668d8251b558bfac35ee64e176052e9f206dc047a003b53f2f0b72ccf1  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   67d4fa640f8add22e339730fc53ffd88acfcd08645fef23ea98bd20462ca517a  profile records
-//   bfc5afb704afc2140fe4cf243fee9d0be04d43e3327537197e6b04ca751bb838  template x86/internal.h.tpl
+//   bfc5afb704afc2140fe4cf243fee9d0be04d43e3327537197e6b04ca751bb838  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.

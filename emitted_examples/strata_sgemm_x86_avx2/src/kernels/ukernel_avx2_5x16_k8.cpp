@@ -4,7 +4,7 @@
 //   79e898852e3f181cf01a3fbd4510e5c5c1d71f31a3c7ddbcef86f1e8a4b9d4a9  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   854a5ce3acde9104f7f80fb9f930d819940aa646b551dc7eb1d7da4c428a08d1  profile records
-//   50cb2b90485aad0427a289f8b11d016928035ad2c5a8579bf291e55130f945d8  template x86/ukernel.cpp.tpl
+//   50cb2b90485aad0427a289f8b11d016928035ad2c5a8579bf291e55130f945d8  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 5 x 16 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 79.20 GFLOP/s (5.17e-07 s per 256-deep call) with c++ (Debian 12.2.0-14+deb12u1) 12.2.0.

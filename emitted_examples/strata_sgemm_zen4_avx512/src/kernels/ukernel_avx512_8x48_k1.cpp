@@ -4,7 +4,7 @@
 //   107cd2668d8251b558bfac35ee64e176052e9f206dc047a003b53f2f0b72ccf1  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   67d4fa640f8add22e339730fc53ffd88acfcd08645fef23ea98bd20462ca517a  profile records
-//   50cb2b90485aad0427a289f8b11d016928035ad2c5a8579bf291e55130f945d8  template x86/ukernel.cpp.tpl
+//   50cb2b90485aad0427a289f8b11d016928035ad2c5a8579bf291e55130f945d8  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 8 x 48 x 1 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 147.70 GFLOP/s (1.33e-06 s per 256-deep call) with c++ (Debian 12.2.0-14+deb12u1) 12.2.0.

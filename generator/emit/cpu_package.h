@@ -27,7 +27,7 @@ struct PackageInputs {
 };
 
 // Relative path -> content, sorted. Throws strata::Error when the op or arch is outside what this backend emits.
-std::map<std::string, std::string> render_x86_package(const PackageInputs& in, TemplateRenderer& renderer);
+std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, TemplateRenderer& renderer);
 
 // The micro-kernel of a level-0 CPU candidate.
 UkernelSpec ukernel_for(const Arch& arch, const Op& op, const Candidate& level0);
@@ -37,6 +37,6 @@ std::vector<double> level0_seconds_from(const Arch& arch, const Op& op, const Si
                                         const ProfileRecords& records);
 
 // Checks that this backend can emit `op` for `arch` (x86-64, AVX2/AVX-512, fp32, row-major C and B).
-void check_x86_support(const Arch& arch, const Op& op);
+void check_cpu_support(const Arch& arch, const Op& op);
 
 }  // namespace strata

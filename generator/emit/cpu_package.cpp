@@ -1,4 +1,4 @@
-#include "emit/x86_package.h"
+#include "emit/cpu_package.h"
 
 #include <fmt/format.h>
 
@@ -86,7 +86,7 @@ std::string cpu_check(VectorIsa isa) {
 
 }  // namespace
 
-void check_x86_support(const Arch& arch, const Op& op) {
+void check_cpu_support(const Arch& arch, const Op& op) {
   if (arch.target != Target::x86_64 || (arch.isa.vector != VectorIsa::avx2 && arch.isa.vector != VectorIsa::avx512))
     throw Error({arch.file, 0, 0}, fmt::format("the x86 package backend emits AVX2 and AVX-512 kernels; architecture "
                                                "'{}' is target {} with vector {}",
@@ -124,8 +124,8 @@ std::vector<double> level0_seconds_from(const Arch& arch, const Op& op, const Si
   return seconds;
 }
 
-std::map<std::string, std::string> render_x86_package(const PackageInputs& in, TemplateRenderer& renderer) {
-  check_x86_support(*in.arch, *in.op);
+std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, TemplateRenderer& renderer) {
+  check_cpu_support(*in.arch, *in.op);
   const Selection& sel = *in.selection;
   const auto& level0 = in.sieve->levels[0].candidates;
   std::map<std::string, std::string> files;
@@ -198,7 +198,7 @@ std::map<std::string, std::string> render_x86_package(const PackageInputs& in, T
     fill_common(in, &kd, u);
     fill_ukernel_dictionary(u, &kd);
     kd.ShowSection("PACKAGE_ENTRY");
-    const std::string body = renderer.render("x86/ukernel.cpp.tpl", kd);
+    const std::string body = renderer.render("cpu/ukernel.cpp.tpl", kd);
     const ProfileRecord* record = in.records ? find(*in.records, name) : nullptr;
     std::vector<std::string> extra = {
         "",
@@ -208,26 +208,26 @@ std::map<std::string, std::string> render_x86_package(const PackageInputs& in, T
         record ? fmt::format("Cost: profiled {:.2f} GFLOP/s ({:.3g} s per {}-deep call) with {}.", record->gflops,
                              record->seconds_per_call, record->depth, in.records->compiler)
                : "Cost: not profiled; level 0 is modelled (Eq. 3)."};
-    files["src/kernels/" + name + ".cpp"] = header(CommentStyle::cpp, {"x86/ukernel.cpp.tpl"}, extra) + body;
+    files["src/kernels/" + name + ".cpp"] = header(CommentStyle::cpp, {"cpu/ukernel.cpp.tpl"}, extra) + body;
   }
-  const std::string api = renderer.render("x86/api.h.tpl", dict);
-  files["include/" + in.name + ".h"] = header(CommentStyle::cpp, {"x86/api.h.tpl"}) + api;
-  const std::string internal = renderer.render("x86/internal.h.tpl", dict);
-  files["src/internal.h"] = header(CommentStyle::cpp, {"x86/internal.h.tpl"}) + internal;
-  const std::string dispatch = renderer.render("x86/dispatch.cpp.tpl", dict);
-  files["src/dispatch.cpp"] = header(CommentStyle::cpp, {"x86/dispatch.cpp.tpl"}) + dispatch;
+  const std::string api = renderer.render("cpu/api.h.tpl", dict);
+  files["include/" + in.name + ".h"] = header(CommentStyle::cpp, {"cpu/api.h.tpl"}) + api;
+  const std::string internal = renderer.render("cpu/internal.h.tpl", dict);
+  files["src/internal.h"] = header(CommentStyle::cpp, {"cpu/internal.h.tpl"}) + internal;
+  const std::string dispatch = renderer.render("cpu/dispatch.cpp.tpl", dict);
+  files["src/dispatch.cpp"] = header(CommentStyle::cpp, {"cpu/dispatch.cpp.tpl"}) + dispatch;
   // The model header is copied verbatim (ctemplate leaves text without markers untouched), so the dispatcher runs
   // exactly the model the generator ranked with.
   const std::string model = renderer.render("cost_model.h", dict);
   files["src/cost_model.h"] = header(CommentStyle::cpp, {"cost_model.h"}) + model;
-  const std::string cmake = renderer.render("x86/CMakeLists.txt.tpl", dict);
-  files["CMakeLists.txt"] = header(CommentStyle::hash, {"x86/CMakeLists.txt.tpl"}) + cmake;
-  const std::string selftest = renderer.render("x86/selftest.cpp.tpl", dict);
-  files["test/selftest.cpp"] = header(CommentStyle::cpp, {"x86/selftest.cpp.tpl"}) + selftest;
-  const std::string bench = renderer.render("x86/bench.cpp.tpl", dict);
-  files["bench/bench.cpp"] = header(CommentStyle::cpp, {"x86/bench.cpp.tpl"}) + bench;
-  const std::string readme = renderer.render("x86/README.md.tpl", dict);
-  files["README.md"] = header(CommentStyle::markdown, {"x86/README.md.tpl"}) + readme;
+  const std::string cmake = renderer.render("cpu/CMakeLists.txt.tpl", dict);
+  files["CMakeLists.txt"] = header(CommentStyle::hash, {"cpu/CMakeLists.txt.tpl"}) + cmake;
+  const std::string selftest = renderer.render("cpu/selftest.cpp.tpl", dict);
+  files["test/selftest.cpp"] = header(CommentStyle::cpp, {"cpu/selftest.cpp.tpl"}) + selftest;
+  const std::string bench = renderer.render("cpu/bench.cpp.tpl", dict);
+  files["bench/bench.cpp"] = header(CommentStyle::cpp, {"cpu/bench.cpp.tpl"}) + bench;
+  const std::string readme = renderer.render("cpu/README.md.tpl", dict);
+  files["README.md"] = header(CommentStyle::markdown, {"cpu/README.md.tpl"}) + readme;
   if (in.records) files["profile_records.yaml"] = header(CommentStyle::hash, {}) + in.records_yaml;
   ManifestInputs mi{in.arch, in.op, in.sieve, in.selection, in.records, in.name, &all_templates};
   files[kManifestFile] = header(CommentStyle::hash, {}) + render_manifest(mi, in.level0_seconds);

@@ -1,0 +1,18 @@
+// One entry point over the package backends: the generator asks here whether it can emit a package for an
+// (arch, op) pair and renders it, without knowing which backend does the work.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "emit/cpu_package.h"
+
+namespace strata {
+
+// Throws strata::Error naming the descriptor when no backend emits `op` for `arch`.
+void check_package_support(const Arch& arch, const Op& op);
+
+// Relative path -> content of the whole package, from the backend for in.arch's target.
+std::map<std::string, std::string> render_package(const PackageInputs& in, TemplateRenderer& renderer);
+
+}  // namespace strata
