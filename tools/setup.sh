@@ -9,6 +9,7 @@ packages=(
   libyaml-cpp-dev libctemplate-dev libcli11-dev libfmt-dev libssl-dev catch2
   # verification of emitted packages: second compiler, LLVM linker, Arm cross builds
   clang lld
+  libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross libgcc-12-dev-arm64-cross qemu-user
   # formatting checks
   clang-format
 )
