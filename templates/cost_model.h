@@ -32,6 +32,10 @@
 //    them with its compute: each iteration costs T_step + T_comp instead of max(T_step, T_comp).
 //  - Register sub-tiles drain their accumulators one after another, so a level made of register tiles pays
 //    T_store for every output sub-tile, not only the last: T_temp += (temporal m x n sub-tiles - 1) * T_store.
+//    And a drain goes to C where C lives: kernels stage A and B but never C, so a register tile's T_store reads
+//    and writes its C rows at the outermost memory's bandwidth (2 * OutputBytes / BW_problem; the micro-kernel
+//    prefetches C, which hides the latency). Every k slice drains every register tile once, so this is the cost
+//    a deeper level-1 k block (BLIS's KC) saves; charged at the level's own memory it was too small to see.
 // Level 0 has no sub-tiles: its compute time is FLOPs / F (Eq. 3) with F the peak of one level-0 unit, its
 // operands come from the memory it is staged in, and N_temp = N_par = 1. A profiled level 0 replaces all of
 // that with the measured time of one level-0 tile.
@@ -111,7 +115,8 @@ inline LevelCost level_cost(const Machine& m, const LevelParams& p, const int64_
     bytes += 2.0 * output_bytes(m, sub) * static_cast<double>(n_k - 1) / static_cast<double>(n_k);
   const double step_s = bytes / p.bandwidth_Bps;
   c.load_s = p.latency_s + step_s;
-  c.store_s = transfer_s(p, output_bytes(m, sub));
+  c.store_s =
+      sub_in_registers ? 2.0 * output_bytes(m, sub) / m.problem.bandwidth_Bps : transfer_s(p, output_bytes(m, sub));
   c.compute_s = sub_exec_s;
   const double per_iteration_s = p.serial_load ? step_s + c.compute_s : (step_s > c.compute_s ? step_s : c.compute_s);
   c.temporal_s = c.load_s + static_cast<double>(c.n_temporal - 1) * per_iteration_s + c.compute_s + c.store_s;

@@ -1134,7 +1134,8 @@ std::vector<LevelSpec> host_levels(const std::vector<MemorySpec>& memories, int 
   levels[1].memory_index = static_cast<int>(block - memories.data());
   levels[1].parallel_units = 1;
   levels[1].analyzer = Analyzer::model;
-  levels[1].tile_multiples = {1, 2, 3, 4, 6, 8, 12, 16};
+  // Up to 48: a k block of 48 k-unrolled steps (e.g. 8 x 48 = 384, BLIS's KC) amortises draining C.
+  levels[1].tile_multiples = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48};
   levels[2].name = "cores";
   levels[2].memory = outer.name;
   levels[2].memory_index = static_cast<int>(memories.size() - 2);
