@@ -72,6 +72,13 @@ void tile(const TileArgs& t) {
   const float* a = t.a;
   const float* b = t.b;
   const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
+  // C is read once, after the whole k loop, and its rows lie ldc apart, where no hardware prefetcher follows: ask
+  // for them now so that their misses overlap the k loop instead of stalling the epilogue.
+  for (int r = 0; r < kRows; ++r) {
+    const float* row = t.c + r * t.ldc;
+    for (int j = 0; j < t.cols; j += 64 / static_cast<int>(sizeof(float))) __builtin_prefetch(row + j, 1);
+    __builtin_prefetch(row + t.cols - 1, 1);
+  }
 {{#ROW}}{{#VEC}}  Vec c{{R}}_{{V}} = vzero();
 {{/VEC}}{{/ROW}}
   int64_t p = 0;
@@ -120,11 +127,18 @@ void {{NAME}}_direct(const TileArgs& args) { run<false>(args); }
 // loops are compiled with this file's ISA flags.
 void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
   // Micro-panels of {{MR}} rows, element (r, p) at panel[p * {{MR}} + r]; a short last panel is packed short.
+  // The rows are read side by side, one element of each per step: the writes stay sequential, and the {{MR}} row
+  // streams are all in flight at once instead of one short row after another missing in turn.
   for (int64_t i0 = 0; i0 < rows; i0 += {{MR}}, out += depth * {{MR}}) {
     const int64_t h = rows - i0 < {{MR}} ? rows - i0 : {{MR}};
-    for (int64_t r = 0; r < h; ++r) {
-      const float* row = a + (i0 + r) * lda;
-      for (int64_t p = 0; p < depth; ++p) out[p * {{MR}} + r] = row[p];
+    const float* rows_at[{{MR}}];
+    for (int64_t r = 0; r < h; ++r) rows_at[r] = a + (i0 + r) * lda;
+    if (h == {{MR}}) {
+      for (int64_t p = 0; p < depth; ++p)
+        for (int r = 0; r < {{MR}}; ++r) out[p * {{MR}} + r] = rows_at[r][p];
+    } else {
+      for (int64_t p = 0; p < depth; ++p)
+        for (int64_t r = 0; r < h; ++r) out[p * {{MR}} + r] = rows_at[r][p];
     }
   }
 }
