@@ -98,8 +98,12 @@ TEST_CASE("sieve invariants hold for every shipped arch and op", "[sieve]") {
           }
           if (arch.is_gpu() && l == 1) {
             CHECK(c.footprint_bytes <= arch.isa.shared_memory_per_block_bytes);
-            CHECK(c.footprint_bytes ==
-                  c.stages * (c.tile[0] * c.tile[2] * op.a_bytes() + c.tile[2] * c.tile[1] * op.b_bytes()));
+            // Every shared-memory row (A: m rows of k; B: k rows of n, or n rows of k when column-major) is
+            // padded by 16 bytes.
+            const int64_t rows = (op.a_layout == Layout::row_major ? c.tile[0] : c.tile[2]) +
+                                 (op.b_layout == Layout::row_major ? c.tile[2] : c.tile[1]);
+            CHECK(c.footprint_bytes == c.stages * (c.tile[0] * c.tile[2] * op.a_bytes() +
+                                                   c.tile[2] * c.tile[1] * op.b_bytes() + 16 * rows));
           }
         }
       }

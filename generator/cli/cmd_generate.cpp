@@ -65,11 +65,19 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
   ProfileRecords records;
   bool have_records = false;
   const auto& level0 = sieve.levels[0].candidates;
-  if (!o.profile.empty()) {
+  if (!o.profile.empty() && arch.is_gpu()) {
+    throw Error({o.profile, 0, 0}, fmt::format("--profile: profile records for CUDA architecture '{}' cannot be used "
+                                               "yet (there is no GPU profiler); generate with --no-profile",
+                                               arch.name));
+  } else if (!o.profile.empty()) {
     records = load_records(o.profile);
     check_records_match(records, arch, op.name, o.profile);
     have_records = true;
     note(fmt::format("using profile records from {}", o.profile));
+  } else if (arch.is_gpu()) {
+    // No GPU profiler exists yet: every level of a CUDA package is modelled, whatever the descriptor asks.
+    note(fmt::format("{}: levels 0 and 1 are modelled (Eqs. 2-7), not profiled on a GPU, and the manifest says so",
+                     arch.name));
   } else if (o.no_profile) {
     note("--no-profile: level 0 is modelled (Eq. 3); the manifest says so");
   } else if (arch.levels[0].analyzer == Analyzer::profile && !host_runs(arch.isa.vector)) {
@@ -95,6 +103,7 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
 
   SelectOptions so;
   so.max_kernels = o.max_kernels;
+  so.level0_allowed = emittable_level0(arch, op, sieve);
   const Selection selection = select_kernels(sieve, machine, level0_seconds, so);
 
   PackageInputs in;

@@ -2,20 +2,27 @@
 
 #include <fmt/format.h>
 
+#include "emit/cuda_package.h"
+
 namespace strata {
 
 void check_package_support(const Arch& arch, const Op& op) {
   switch (arch.target) {
     case Target::x86_64:
     case Target::aarch64: check_cpu_support(arch, op); return;
-    case Target::cuda: break;
+    case Target::cuda: check_cuda_support(arch, op); return;
   }
   throw Error({arch.file, 0, 0}, fmt::format("no package backend emits target {} yet (architecture '{}')",
                                              to_string(arch.target), arch.name));
 }
 
+std::vector<bool> emittable_level0(const Arch& arch, const Op& op, const SieveResult& sieve) {
+  return arch.target == Target::cuda ? cuda_emittable_level0(arch, op, sieve) : std::vector<bool>{};
+}
+
 std::map<std::string, std::string> render_package(const PackageInputs& in, TemplateRenderer& renderer) {
   check_package_support(*in.arch, *in.op);
+  if (in.arch->target == Target::cuda) return render_cuda_package(in, renderer);
   return render_cpu_package(in, renderer);
 }
 

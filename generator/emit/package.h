@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "emit/cpu_package.h"
 
@@ -11,6 +12,10 @@ namespace strata {
 
 // Throws strata::Error naming the descriptor when no backend emits `op` for `arch`.
 void check_package_support(const Arch& arch, const Op& op);
+
+// Per level-0 candidate of `sieve`, whether the backend for arch's target can emit it; empty when it can emit
+// them all. Selection passes this on (SelectOptions::level0_allowed).
+std::vector<bool> emittable_level0(const Arch& arch, const Op& op, const SieveResult& sieve);
 
 // Relative path -> content of the whole package, from the backend for in.arch's target.
 std::map<std::string, std::string> render_package(const PackageInputs& in, TemplateRenderer& renderer);

@@ -19,12 +19,14 @@ double level0_gflops(const strata_model::Machine& machine, const Candidate& c, d
 // The best register tiles overall, plus partners for skinny shapes: the best tile with few rows (1, 2, up to 4)
 // and the best tile one vector wide. Order: by throughput, best first; indices unique.
 std::vector<int> level0_pool(const SieveResult& sieve, const strata_model::Machine& machine,
-                             const std::vector<double>& level0_seconds, size_t count) {
+                             const std::vector<double>& level0_seconds, size_t count,
+                             const std::vector<bool>& allowed) {
   const auto& cands = sieve.levels[0].candidates;
   std::vector<std::pair<double, int>> ranked;
   for (size_t i = 0; i < cands.size(); ++i)
-    ranked.emplace_back(-level0_gflops(machine, cands[i], i < level0_seconds.size() ? level0_seconds[i] : 0),
-                        static_cast<int>(i));
+    if (allowed.empty() || allowed[i])
+      ranked.emplace_back(-level0_gflops(machine, cands[i], i < level0_seconds.size() ? level0_seconds[i] : 0),
+                          static_cast<int>(i));
   std::sort(ranked.begin(), ranked.end());
   std::vector<int> pool;
   auto add_best = [&](auto accept) {
@@ -35,9 +37,8 @@ std::vector<int> level0_pool(const SieveResult& sieve, const strata_model::Machi
       }
   };
   for (size_t r = 0; r < ranked.size() && pool.size() < count; ++r) pool.push_back(ranked[r].second);
-  const int64_t narrowest = std::min_element(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-                              return a.tile[1] < b.tile[1];
-                            })->tile[1];
+  int64_t narrowest = std::numeric_limits<int64_t>::max();
+  for (const auto& [score, i] : ranked) narrowest = std::min(narrowest, cands[static_cast<size_t>(i)].tile[1]);
   for (int64_t rows : {1, 2, 4}) add_best([&](const Candidate& c) { return c.tile[0] <= rows; });
   add_best([&](const Candidate& c) { return c.tile[1] == narrowest; });
   return pool;
@@ -75,7 +76,7 @@ std::vector<int64_t> shape_grid_axis(int64_t limit) {
 Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& machine,
                          const std::vector<double>& level0_seconds, const SelectOptions& options) {
   Selection sel;
-  sel.level0_pool = level0_pool(sieve, machine, level0_seconds, options.level0_pool);
+  sel.level0_pool = level0_pool(sieve, machine, level0_seconds, options.level0_pool, options.level0_allowed);
   std::vector<bool> allowed(sieve.levels[0].candidates.size(), false);
   for (int i : sel.level0_pool) allowed[static_cast<size_t>(i)] = true;
   const SubTilings best = best_sub_tilings(machine, sieve, level0_seconds, allowed);

@@ -37,6 +37,9 @@ struct SelectOptions {
   size_t level0_pool = 6;   // best register tiles by level-0 throughput
   double min_gain = 0.005;  // stop adding kernels that improve the grid's geometric mean by less than this
   size_t max_winners = 96;  // best tilings of the coarse grid carried into the greedy cover
+  // When not empty, level-0 candidate i may be used only if level0_allowed[i]: a backend whose templates emit a
+  // subset of what the sieve keeps (e.g. only one MMA instruction shape) restricts selection to that subset.
+  std::vector<bool> level0_allowed;
 };
 
 // level0_seconds: per level-0 candidate, the profiled time of one tile (0 = modelled).

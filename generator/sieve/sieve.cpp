@@ -222,6 +222,18 @@ int64_t level_capacity(const Arch& arch, const LevelSpec& level) {
   return m.capacity_bytes * instances;
 }
 
+// One pipeline stage of a GPU block tile in shared memory: the A and B k-slices, each stored row by row as the
+// operand is laid out in global memory (so cp.async copies whole rows), every row padded by one 16-byte chunk.
+// The padding keeps rows 16-byte aligned and shifts consecutive rows by four banks, so the eight rows one
+// ldmatrix phase reads fall in different banks.
+int64_t gpu_stage_bytes(const Op& op, const Tile& t) {
+  constexpr int64_t kRowPadBytes = 16;
+  const int64_t a_rows = op.a_layout == Layout::row_major ? t[kAxisM] : t[kAxisK];
+  const int64_t b_rows = op.b_layout == Layout::row_major ? t[kAxisK] : t[kAxisN];
+  return t[kAxisM] * t[kAxisK] * op.a_bytes() + t[kAxisK] * t[kAxisN] * op.b_bytes() +
+         (a_rows + b_rows) * kRowPadBytes;
+}
+
 void upper_level(const Arch& arch, const Op& op, int index, const SieveLevel& below, SieveLevel& level) {
   const LevelSpec& spec = arch.levels[static_cast<size_t>(index)];
   const bool gpu_block = arch.is_gpu() && index == 1;
@@ -251,7 +263,7 @@ void upper_level(const Arch& arch, const Op& op, int index, const SieveLevel& be
                 continue;
               }
               // A multi-stage pipeline keeps `st` k-slices of A and B in shared memory; C stays in registers.
-              footprint = st * (c.tile[0] * c.tile[2] * op.a_bytes() + c.tile[2] * c.tile[1] * op.b_bytes());
+              footprint = st * gpu_stage_bytes(op, c.tile);
               if (footprint > arch.isa.shared_memory_per_block_bytes) {
                 b.reject(kSharedMemory, c.tile);
                 continue;
@@ -305,7 +317,7 @@ std::string describe_constraint(const std::string& key) {
       {kFmaLatency, "too few independent accumulators to hide FMA latency (mr*nr/lanes < latency*pipes)"},
       {kOpMax, "larger than the operator's dimension facts allow (op max)"},
       {kWarpsPerBlock, "more warps than warps_per_block_max"},
-      {kSharedMemory, "pipeline stages x (A + B) tiles exceed shared memory per block"},
+      {kSharedMemory, "pipeline stages x (A + B) tiles, rows padded by 16 bytes, exceed shared memory per block"},
       {kRegistersPerSm, "registers per thread x threads exceed one SM's register file"},
       {kCapacity, "tile footprint exceeds the level's memory capacity (Eq. 1)"},
   };

@@ -1,0 +1,106 @@
+#ifndef {{PACKAGE_UPPER}}_H_
+#define {{PACKAGE_UPPER}}_H_
+
+/*
+ * {{PACKAGE}}: {{OP_DESCRIPTION}}, for NVIDIA {{ARCH_DESCRIPTION}}.
+ * C = alpha * A * B + beta * C on the GPU, with A ({{A_TYPE_TEXT}}) M x K {{A_LAYOUT}}, B ({{B_TYPE_TEXT}}) K x N
+ * {{B_LAYOUT}}{{B_LAYOUT_NOTE}}, and C (float) M x N {{C_LAYOUT}}; products are accumulated in fp32. Leading
+ * dimensions are in elements. A, B, C and any workspace are device pointers (cudaMalloc, cudaMallocAsync or
+ * managed memory); the package cannot tell a host pointer from a device one, so passing one is undefined.
+ *
+ * Every call is asynchronous on the stream the caller passes (NULL: the legacy default stream), like a cuBLAS
+ * call: it returns once the work is enqueued. Arguments are validated first and reported as a status; CUDA errors
+ * come back as statuses too ({{PACKAGE}}_last_cuda_error() keeps the underlying cudaError_t). Nothing exits, aborts
+ * or throws. M, N or K of zero is valid: with K = 0 the call computes C = beta * C (beta = 0 writes zeros without
+ * reading C), and with M or N of zero it does nothing.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The same type as cudaStream_t, so a cudaStream_t can be passed as is without including CUDA headers here. */
+typedef struct CUstream_st* {{PACKAGE}}_stream;
+{{#F16}}
+/* IEEE 754 binary16 bits, the layout of CUDA's __half: a __half* can be passed as a const {{PACKAGE}}_half*. */
+typedef uint16_t {{PACKAGE}}_half;
+{{/F16}}
+typedef enum {
+  {{PACKAGE_UPPER}}_OK = 0,
+  {{PACKAGE_UPPER}}_INVALID_SIZE = 1,         /* M, N or K negative */
+  {{PACKAGE_UPPER}}_INVALID_LEADING_DIM = 2,  /* lda, ldb or ldc smaller than its row length (or < 1) */
+  {{PACKAGE_UPPER}}_NULL_POINTER = 3,         /* A, B or C null while the call would touch it */
+  {{PACKAGE_UPPER}}_SIZE_OVERFLOW = 4,        /* an index, byte count or grid size would overflow */
+  {{PACKAGE_UPPER}}_INVALID_KERNEL = 5,       /* kernel id outside [0, kernel_count) */
+  {{PACKAGE_UPPER}}_INVALID_ARGUMENT = 6,     /* e.g. a null plan or buffer, split_k outside [1, 64] */
+  {{PACKAGE_UPPER}}_WORKSPACE_TOO_SMALL = 7,  /* caller workspace smaller than plan.workspace_bytes */
+  {{PACKAGE_UPPER}}_OUT_OF_MEMORY = 8,        /* the GPU could not allocate (cudaErrorMemoryAllocation) */
+  {{PACKAGE_UPPER}}_NO_DEVICE = 9,            /* no CUDA device, or a driver too old for this CUDA runtime */
+  {{PACKAGE_UPPER}}_UNSUPPORTED_DEVICE = 10,  /* the device cannot run these kernels: no image for its compute
+                                                 capability (built for {{BUILT_FOR}}), or less shared memory per
+                                                 block than a kernel needs */
+  {{PACKAGE_UPPER}}_CUDA_ERROR = 11           /* any other CUDA error; see {{PACKAGE}}_last_cuda_error() */
+} {{PACKAGE}}_status;
+
+/* A short English description of a status, never null. */
+const char* {{PACKAGE}}_status_string({{PACKAGE}}_status status);
+
+/* The cudaError_t (as an int) behind the last status other than OK returned on this host thread by a call that
+ * reached CUDA; 0 if there was none. */
+int32_t {{PACKAGE}}_last_cuda_error(void);
+
+/* C = alpha * A * B + beta * C: the plan of {{PACKAGE}}_plan(), run on `stream`. When the plan splits K, the
+ * workspace for the partial sums is taken with cudaMallocAsync and returned with cudaFreeAsync on the same stream;
+ * if that allocation fails, the call falls back to the best plan without split-K. Use {{PACKAGE}}_execute() with a
+ * workspace of your own to avoid allocating at all. */
+{{PACKAGE}}_status {{PACKAGE}}(int64_t M, int64_t N, int64_t K, float alpha, const {{A_CTYPE}}* A, int64_t lda,
+                               const {{B_CTYPE}}* B, int64_t ldb, float beta, float* C, int64_t ldc,
+                               {{PACKAGE}}_stream stream);
+
+/* What a call of this shape would do: the cost model's choice of kernel (Tensor Cores or CUDA cores), tiles,
+ * split-K and grid. Pure host computation: needs no GPU. */
+typedef struct {
+  int32_t kernel_id;                  /* index into the kernel table, see kernel_count() */
+  int32_t tensor_cores;               /* 1: mma.sync on Tensor Cores; 0: fp32 FMA on CUDA cores */
+  int32_t warp_m, warp_n, warp_k;     /* level 0: one warp's tile */
+  int32_t block_m, block_n, block_k;  /* level 1: one thread block's tile in shared memory, per pipeline stage */
+  int32_t stages;                     /* cp.async pipeline depth */
+  int32_t threads_per_block;
+  int32_t shared_bytes;               /* dynamic shared memory per block */
+  int32_t group_m;                    /* level 2: block rows launched together for L2 reuse */
+  int32_t split_k;                    /* slices of K computed by separate blocks, then reduced (1: none) */
+  int64_t k_per_split;                /* depth of each slice, a multiple of block_k */
+  int64_t grid_blocks;                /* blocks per split: ceil(M / block_m) * ceil(N / block_n) */
+  int64_t waves;                      /* ceil(grid_blocks * split_k / SMs), one block per SM as the model sees it */
+  size_t workspace_bytes;             /* device workspace the call needs (split_k * M * N floats; 0 without split) */
+  double predicted_seconds;           /* the cost model's estimate for the whole call, reduction included */
+} {{PACKAGE}}_plan_t;
+
+{{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K, {{PACKAGE}}_plan_t* plan);
+
+/* The kernels in this package, and the best plan with the kernel forced by id (split-K still from the model). */
+int32_t {{PACKAGE}}_kernel_count(void);
+{{PACKAGE}}_status {{PACKAGE}}_kernel_plan(int32_t kernel_id, int64_t M, int64_t N, int64_t K,
+                                           {{PACKAGE}}_plan_t* plan);
+
+/* One line describing `plan` in English (kernel, tiles, split-K, grid, prediction), written like snprintf: at
+ * most `size` bytes including the terminating NUL; returns the length the full line needs, or -1 for a null plan. */
+int32_t {{PACKAGE}}_explain(const {{PACKAGE}}_plan_t* plan, char* buffer, size_t size);
+
+/* Runs `plan` for this call. Only plan->kernel_id and plan->split_k are read (so a caller may force either);
+ * everything else is derived again from the shape. `workspace` must hold the plan's workspace_bytes for this
+ * shape and split_k (split_k * M * N floats, device memory, 4-byte aligned); it may be null when split_k is 1.
+ * Nothing is allocated. */
+{{PACKAGE}}_status {{PACKAGE}}_execute(const {{PACKAGE}}_plan_t* plan, int64_t M, int64_t N, int64_t K, float alpha,
+                                       const {{A_CTYPE}}* A, int64_t lda, const {{B_CTYPE}}* B, int64_t ldb,
+                                       float beta, float* C, int64_t ldc, void* workspace, size_t workspace_bytes,
+                                       {{PACKAGE}}_stream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* {{PACKAGE_UPPER}}_H_ */

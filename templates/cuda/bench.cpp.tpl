@@ -1,0 +1,241 @@
+// Benchmark of {{PACKAGE}} against cuBLAS ({{CUBLAS_CALL}}), the only file of the package that uses cuBLAS.
+// Usage: {{PACKAGE}}_bench [--reps R] [--warmup W] [--kernel ID] [--csv FILE] [M,N,K ...]
+// Prints CSV: per shape the plan, the median time of each library over R timed calls (CUDA events on one stream),
+// TFLOP/s, the speedup of {{PACKAGE}} over cuBLAS, the model's prediction, and the largest difference between
+// the two results relative to the largest |C| (a check that both computed the same thing).
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <initializer_list>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "{{PACKAGE}}.h"
+
+namespace {
+
+using AElem = {{A_CTYPE}};
+using BElem = {{B_CTYPE}};
+constexpr bool kBRowMajor = {{B_ROW_MAJOR}};
+
+struct Shape {
+  std::string category;
+  int64_t M, N, K;
+};
+
+struct Options {
+  int reps = 20, warmup = 3, kernel = -1;
+  std::vector<Shape> shapes;
+};
+
+bool parse_shape(const std::string& text, const std::string& category, Shape* s) {
+  long long m = 0, n = 0, k = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%lld,%lld,%lld%c", &m, &n, &k, &tail) != 3 || m < 0 || n < 0 || k < 0) return false;
+  *s = Shape{category, m, n, k};
+  return true;
+}
+
+bool read_csv(const std::string& path, std::vector<Shape>* shapes) {
+  std::ifstream in(path);
+  if (!in) return false;
+  std::string line;
+  std::getline(in, line);  // header: category,M,N,K
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const size_t comma = line.find(',');
+    Shape s;
+    if (comma == std::string::npos || !parse_shape(line.substr(comma + 1), line.substr(0, comma), &s)) return false;
+    shapes->push_back(s);
+  }
+  return true;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: {{PACKAGE}}_bench [--reps R] [--warmup W] [--kernel ID] [--csv FILE] [M,N,K ...]\n"
+               "  --csv FILE   read shapes from FILE, header category,M,N,K\n"
+               "  --kernel ID  force kernel ID (split-K still from the model) instead of the dispatcher\n"
+               "  without shapes: M in 1..8192 at N = K = 4096 (where the dispatcher moves from CUDA cores to\n"
+               "  Tensor Cores, when the package has both), then square sizes\n");
+  return 2;
+}
+
+bool parse(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--reps" || arg == "--warmup" || arg == "--kernel" || arg == "--csv") {
+      if (i + 1 >= argc) return false;
+      const std::string value = argv[++i];
+      if (arg == "--csv") {
+        if (!read_csv(value, &o->shapes)) return false;
+        continue;
+      }
+      char* end = nullptr;
+      const long v = std::strtol(value.c_str(), &end, 10);
+      if (*end != '\0' || v < (arg == "--kernel" ? 0 : 1)) return false;
+      (arg == "--reps" ? o->reps : arg == "--warmup" ? o->warmup : o->kernel) = static_cast<int>(v);
+      continue;
+    }
+    Shape s;
+    if (!parse_shape(arg, "cli", &s)) return false;
+    o->shapes.push_back(s);
+  }
+  if (o->shapes.empty()) {
+    for (int64_t m : {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192})
+      o->shapes.push_back(Shape{"m_sweep", m, 4096, 4096});
+    for (int64_t n : {256, 512, 1024, 2048, 4096, 8192}) o->shapes.push_back(Shape{"square", n, n, n});
+  }
+  return true;
+}
+
+template <typename T>
+void fill(std::mt19937& rng, T* x) {
+  if constexpr (std::is_same_v<T, float>) {
+    *x = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
+  } else {
+    // Uniform-ish in (-1, 1) in binary16: a random sign and mantissa, exponent 2^-1 .. 2^-4.
+    const uint32_t r = rng();
+    *x = static_cast<uint16_t>(((r & 1) << 15) | (((r >> 1) % 4 + 11) << 10) | ((r >> 3) & 0x3ff));
+  }
+}
+
+template <typename T>
+T* device_random(std::mt19937& rng, size_t count) {
+  std::vector<T> host(count);
+  for (auto& x : host) fill(rng, &x);
+  T* d = nullptr;
+  if (cudaMalloc(reinterpret_cast<void**>(&d), count * sizeof(T)) != cudaSuccess) return nullptr;
+  if (cudaMemcpy(d, host.data(), count * sizeof(T), cudaMemcpyHostToDevice) != cudaSuccess) {
+    cudaFree(d);
+    return nullptr;
+  }
+  return d;
+}
+
+void release(std::initializer_list<void*> buffers) {
+  for (void* p : buffers) (void)cudaFree(p);
+}
+
+// Median milliseconds of `reps` calls of f, each timed with its own pair of events.
+template <typename F>
+double median_ms(F f, int warmup, int reps, cudaStream_t stream, bool* ok) {
+  for (int i = 0; i < warmup; ++i) *ok = f() && *ok;
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  std::vector<float> ms;
+  for (int i = 0; i < reps; ++i) {
+    cudaEventRecord(start, stream);
+    *ok = f() && *ok;
+    cudaEventRecord(stop, stream);
+    cudaEventSynchronize(stop);
+    float t = 0;
+    cudaEventElapsedTime(&t, start, stop);
+    ms.push_back(t);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(ms.begin(), ms.end());
+  return ms.empty() ? 0.0 : ms[ms.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse(argc, argv, &o)) return usage();
+  if (o.kernel >= {{PACKAGE}}_kernel_count()) {
+    std::fprintf(stderr, "--kernel %d: the package has %d kernels\n", o.kernel, {{PACKAGE}}_kernel_count());
+    return 2;
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "{{PACKAGE}}_bench: no CUDA device\n");
+    return 1;
+  }
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  std::fprintf(stderr, "device 0: %s (sm_%d%d, %d SMs)\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+  cudaStream_t stream;
+  cudaStreamCreate(&stream);
+  cublasHandle_t handle;
+  if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "{{PACKAGE}}_bench: cublasCreate failed\n");
+    return 1;
+  }
+  cublasSetStream(handle, stream);
+  std::mt19937 rng(2024);
+  std::printf("category,M,N,K,kernel,tensor_cores,split_k,strata_ms,strata_tflops,cublas_ms,cublas_tflops,"
+              "speedup_vs_cublas,predicted_ms,max_rel_diff\n");
+  int failures = 0;
+  for (const Shape& s : o.shapes) {
+    const int64_t M = s.M, N = s.N, K = s.K;
+    if (M == 0 || N == 0 || K == 0) continue;
+    const int64_t lda = K, ldb = kBRowMajor ? N : K, ldc = N;
+    AElem* a = device_random<AElem>(rng, static_cast<size_t>(M * K));
+    BElem* b = device_random<BElem>(rng, static_cast<size_t>(K * N));
+    float *c = nullptr, *c_ref = nullptr, *workspace = nullptr;
+    cudaMalloc(reinterpret_cast<void**>(&c), static_cast<size_t>(M * N) * sizeof(float));
+    cudaMalloc(reinterpret_cast<void**>(&c_ref), static_cast<size_t>(M * N) * sizeof(float));
+    {{PACKAGE}}_plan_t plan;
+    if (o.kernel >= 0)
+      {{PACKAGE}}_kernel_plan(o.kernel, M, N, K, &plan);
+    else
+      {{PACKAGE}}_plan(M, N, K, &plan);
+    if (plan.workspace_bytes > 0) cudaMalloc(reinterpret_cast<void**>(&workspace), plan.workspace_bytes);
+    if (!a || !b || !c || !c_ref || (plan.workspace_bytes > 0 && !workspace)) {
+      std::fprintf(stderr, "%lldx%lldx%lld: out of device memory, skipped\n", static_cast<long long>(M),
+                   static_cast<long long>(N), static_cast<long long>(K));
+      release({a, b, c, c_ref, workspace});
+      (void)cudaGetLastError();
+      continue;
+    }
+    const float alpha = 1.0f, beta = 0.0f;
+    bool ok = true;
+    const double strata_ms = median_ms(
+        [&] {
+          return {{PACKAGE}}_execute(&plan, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, workspace,
+                                     plan.workspace_bytes, stream) == {{PACKAGE_UPPER}}_OK;
+        },
+        o.warmup, o.reps, stream, &ok);
+    // Row-major C = A * B is column-major C^T = B^T * A^T: cuBLAS sees B first.
+    const double cublas_ms = median_ms(
+        [&] {
+          return {{CUBLAS_CALL}}(handle, {{CUBLAS_ARGS}}) == CUBLAS_STATUS_SUCCESS;
+        },
+        o.warmup, o.reps, stream, &ok);
+    std::vector<float> x(static_cast<size_t>(M * N)), y(x.size());
+    cudaMemcpy(x.data(), c, x.size() * sizeof(float), cudaMemcpyDeviceToHost);
+    cudaMemcpy(y.data(), c_ref, y.size() * sizeof(float), cudaMemcpyDeviceToHost);
+    double diff = 0, scale = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      diff = std::max(diff, static_cast<double>(std::fabs(x[i] - y[i])));
+      scale = std::max(scale, static_cast<double>(std::fabs(y[i])));
+    }
+    const double rel = scale > 0 ? diff / scale : diff;
+    // fp32 accumulation of K products in different orders: a relative difference above this is a wrong result.
+    if (!ok || !(rel <= 1e-3)) ++failures;
+    const double flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+    std::printf("%s,%lld,%lld,%lld,%d,%d,%d,%.4f,%.2f,%.4f,%.2f,%.3f,%.4f,%.2e%s\n", s.category.c_str(),
+                static_cast<long long>(M), static_cast<long long>(N), static_cast<long long>(K), plan.kernel_id,
+                plan.tensor_cores, plan.split_k, strata_ms, flops / (strata_ms * 1e9), cublas_ms,
+                flops / (cublas_ms * 1e9), cublas_ms / strata_ms, plan.predicted_seconds * 1e3, rel,
+                ok ? "" : ",CALL_FAILED");
+    std::fflush(stdout);
+    release({a, b, c, c_ref, workspace});
+  }
+  cublasDestroy(handle);
+  cudaStreamDestroy(stream);
+  if (failures) std::fprintf(stderr, "{{PACKAGE}}_bench: %d shape(s) failed or disagreed with cuBLAS\n", failures);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,382 @@
+// The dispatcher of {{PACKAGE}}: argument checks, the cost-model plan for each shape (Tensor Core or CUDA-core
+// kernel, tiles, split-K, grid), the launches on the caller's stream, and CUDA errors turned into statuses.
+// Host code only: it compiles with the host C++ compiler and links the CUDA runtime.
+#include "{{PACKAGE}}.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+
+#include "cost_model.h"
+#include "internal.h"
+
+namespace {
+
+using namespace {{PACKAGE}}_detail;
+
+constexpr int64_t kSms = {{SMS}};        // streaming multiprocessors of the {{ARCH_NAME}} descriptor
+constexpr int kMaxSplit = 64;            // split-K never exceeds this (gridDim.z, workspace size)
+constexpr int64_t kMaxGridX = 2147483647;  // gridDim.x limit of compute capability 3.0 and later
+
+thread_local int32_t g_last_cuda_error = 0;
+
+// ---- The model ---------------------------------------------------------------------------------------------
+
+strata_model::LevelParams level(double latency_s, double bandwidth_Bps, int64_t units, strata_model::LoopKind m,
+                                strata_model::LoopKind n, strata_model::LoopKind k, bool serial_load) {
+  strata_model::LevelParams p{};
+  p.latency_s = latency_s;
+  p.bandwidth_Bps = bandwidth_Bps;
+  p.parallel_units = units;
+  p.loop[0] = m;
+  p.loop[1] = n;
+  p.loop[2] = k;
+  p.serial_load = serial_load;
+  return p;
+}
+
+// One model per compute unit, with the parameters the generator derived from the descriptor (Eqs. 2-8 in
+// cost_model.h); a kernel names the unit it runs on.
+{{#MACHINE}}strata_model::Machine machine_{{UNIT}}() {
+  strata_model::Machine m{};
+  m.num_levels = {{NUM_LEVELS}};
+{{#LEVEL}}  m.level[{{INDEX}}] = level({{LATENCY_S}}, {{BANDWIDTH_BPS}}, {{PARALLEL_UNITS}}, {{LOOP_M}}, {{LOOP_N}},
+                    {{LOOP_K}}, {{SERIAL_LOAD}});  // {{LEVEL_NAME}}
+{{/LEVEL}}  m.problem = level({{PROBLEM_LATENCY_S}}, {{PROBLEM_BANDWIDTH_BPS}}, 1, strata_model::kTemporal,
+                    strata_model::kTemporal, strata_model::kReduction, false);
+  m.unit_flops = {{UNIT_FLOPS}};
+  m.fma_latency_s = 0.0;
+  m.launch_s = {{LAUNCH_S}};
+  m.a_bytes = {{A_BYTES}};
+  m.b_bytes = {{B_BYTES}};
+  m.c_bytes = 4;
+  return m;
+}
+
+{{/MACHINE}}const strata_model::Machine kMachines[] = {
+{{#MACHINE}}    machine_{{UNIT}}(),
+{{/MACHINE}}};
+
+struct KernelInfo {
+  const char* name;
+  bool tensor_cores;
+  int warp[3];       // level 0 tile (m, n, k)
+  int block[3];      // level 1 tile
+  int grid_tile[3];  // level 2 tile: the region of C (and depth of k) the model stages in L2
+  int stages, threads, shared_bytes, group_m;
+  int machine;  // index into kMachines
+  cudaError_t (*launch)(const GemmParams&, int, bool, cudaStream_t);
+};
+
+const KernelInfo kKernels[] = {
+{{#KERNEL}}    {"{{NAME}}", {{TC}}, { {{WM}}, {{WN}}, {{WK}} }, { {{BM}}, {{BN}}, {{BK}} }, { {{GM}}, {{GN}}, {{GK}} }, {{STAGES}},
+     {{THREADS}}, {{SHARED_BYTES}}, {{GROUP_M}}, {{MACHINE_INDEX}}, launch_{{NAME}}},
+{{/KERNEL}}};
+constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
+
+// cost_model.h's estimate() shrinks every level's tile to the problem, which is right for CPU micro-kernels that
+// run exact-size edge tiles but not for a thread block: a block whose tile hangs over the edge still runs every
+// warp's full MMA or FMA tile on zero-filled rows, and only whole blocks are launched. So levels 0 and 1 keep their
+// full tiles (Helix's padded reading) and level 2 is clamped to the problem rounded up to whole blocks.
+strata_model::Estimate estimate_blocks(const strata_model::Machine& m, const KernelInfo& k, const int64_t shape[3]) {
+  if (strata_model::empty_problem(shape)) {
+    strata_model::Estimate e{};
+    e.total_s = m.launch_s;
+    return e;
+  }
+  int64_t tiles[strata_model::kMaxLevels][3] = {};
+  for (int a = 0; a < 3; ++a) {
+    tiles[0][a] = k.warp[a];
+    tiles[1][a] = k.block[a];
+    const int64_t whole = strata_model::ceil_div(shape[a], k.block[a]) * k.block[a];
+    tiles[2][a] = whole < k.grid_tile[a] ? whole : k.grid_tile[a];
+  }
+  return strata_model::estimate_tiles(m, tiles, 0.0, shape);
+}
+
+// The k range of each split: whole block k-tiles, as evenly as possible. Returns the number of splits that get
+// work (at most `split`).
+int splits_for(const KernelInfo& k, int64_t K, int split, int64_t* k_per_split) {
+  if (K == 0 || split <= 1) {
+    *k_per_split = K;
+    return 1;
+  }
+  const int64_t k_tiles = strata_model::ceil_div(K, k.block[2]);
+  *k_per_split = strata_model::ceil_div(k_tiles, split) * k.block[2];
+  return static_cast<int>(strata_model::ceil_div(K, *k_per_split));
+}
+
+bool mul_overflows(int64_t a, int64_t b) { return a != 0 && b > std::numeric_limits<int64_t>::max() / a; }
+
+// Bytes of split-K workspace, or -1 when it would overflow.
+int64_t workspace_bytes(int64_t M, int64_t N, int splits) {
+  if (splits <= 1) return 0;
+  if (mul_overflows(M, N) || mul_overflows(M * N, static_cast<int64_t>(splits) * 4)) return -1;
+  return M * N * splits * 4;
+}
+
+// Split-K as the model sees it: `splits` groups of SMs, each computing M x N x k_per_split, then a second kernel
+// that reads every partial sum and C once and writes C (Eq. 2 at the problem level's DRAM bandwidth, one launch).
+double predicted_seconds(const KernelInfo& k, int64_t M, int64_t N, int64_t K, int splits, int64_t k_per_split) {
+  strata_model::Machine m = kMachines[k.machine];
+  const int top = m.num_levels - 1;
+  if (splits > 1) {
+    const int64_t units = m.level[top].parallel_units / splits;
+    m.level[top].parallel_units = units < 1 ? 1 : units;
+  }
+  const int64_t shape[3] = {M, N, splits > 1 ? k_per_split : K};
+  double seconds = estimate_blocks(m, k, shape).total_s;
+  if (splits > 1) {
+    const double bytes = static_cast<double>(M) * static_cast<double>(N) * 4.0 * (splits + 2);
+    seconds += m.launch_s + m.problem.latency_s + bytes / m.problem.bandwidth_Bps;
+  }
+  return seconds;
+}
+
+void fill_plan(int32_t id, int64_t M, int64_t N, int64_t K, int splits, int64_t k_per_split,
+               {{PACKAGE}}_plan_t* plan) {
+  const KernelInfo& k = kKernels[id];
+  plan->kernel_id = id;
+  plan->tensor_cores = k.tensor_cores ? 1 : 0;
+  plan->warp_m = k.warp[0];
+  plan->warp_n = k.warp[1];
+  plan->warp_k = k.warp[2];
+  plan->block_m = k.block[0];
+  plan->block_n = k.block[1];
+  plan->block_k = k.block[2];
+  plan->stages = k.stages;
+  plan->threads_per_block = k.threads;
+  plan->shared_bytes = k.shared_bytes;
+  plan->group_m = k.group_m;
+  plan->split_k = splits;
+  plan->k_per_split = k_per_split;
+  plan->grid_blocks = strata_model::ceil_div(M, k.block[0]) * strata_model::ceil_div(N, k.block[1]);
+  plan->waves = strata_model::ceil_div(plan->grid_blocks * splits, kSms);
+  plan->workspace_bytes = static_cast<size_t>(workspace_bytes(M, N, splits));
+  plan->predicted_seconds = predicted_seconds(k, M, N, K, splits, k_per_split);
+}
+
+// The best split-K for kernel `id` (1 up to max_split), by the model. Splits are only worth their reduction when
+// the grid leaves SMs idle, and the model charges the reduction, so it decides.
+void plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int max_split, {{PACKAGE}}_plan_t* plan) {
+  int64_t k_per_split = 0;
+  int best_splits = splits_for(kKernels[id], K, 1, &k_per_split);
+  int64_t best_k = k_per_split;
+  double best_s = predicted_seconds(kKernels[id], M, N, K, best_splits, best_k);
+  const int64_t grid = strata_model::ceil_div(M, kKernels[id].block[0]) * strata_model::ceil_div(N, kKernels[id].block[1]);
+  for (int split = 2; split <= max_split && M > 0 && N > 0 && grid < kSms; ++split) {
+    const int splits = splits_for(kKernels[id], K, split, &k_per_split);
+    if (splits != split || workspace_bytes(M, N, splits) < 0) continue;  // same as a smaller split, or too large
+    const double s = predicted_seconds(kKernels[id], M, N, K, splits, k_per_split);
+    if (s < best_s) {
+      best_s = s;
+      best_splits = splits;
+      best_k = k_per_split;
+    }
+  }
+  fill_plan(id, M, N, K, best_splits, best_k, plan);
+}
+
+// The fastest kernel by the model; ties go to the lower id (the kernel the generator chose first).
+void plan_best(int64_t M, int64_t N, int64_t K, int max_split, {{PACKAGE}}_plan_t* plan) {
+  plan_kernel(0, M, N, K, max_split, plan);
+  for (int32_t id = 1; id < kKernelCount; ++id) {
+    {{PACKAGE}}_plan_t candidate;
+    plan_kernel(id, M, N, K, max_split, &candidate);
+    if (candidate.predicted_seconds < plan->predicted_seconds) *plan = candidate;
+  }
+}
+
+// ---- Arguments and errors ------------------------------------------------------------------------------------
+
+{{PACKAGE}}_status check_args(int64_t M, int64_t N, int64_t K, const void* A, int64_t lda, const void* B,
+                              int64_t ldb, const float* C, int64_t ldc) {
+  if (M < 0 || N < 0 || K < 0) return {{PACKAGE_UPPER}}_INVALID_SIZE;
+  // A is M rows of K; B is {{B_ROWS_TEXT}}; C is M rows of N.
+  const int64_t b_rows = {{B_ROWS}};
+  const int64_t b_cols = {{B_COLS}};
+  if (lda < (K > 1 ? K : 1) || ldb < (b_cols > 1 ? b_cols : 1) || ldc < (N > 1 ? N : 1))
+    return {{PACKAGE_UPPER}}_INVALID_LEADING_DIM;
+  if (M == 0 || N == 0) return {{PACKAGE_UPPER}}_OK;
+  if (C == nullptr || (K > 0 && (A == nullptr || B == nullptr))) return {{PACKAGE_UPPER}}_NULL_POINTER;
+  // The last element of each operand, in bytes, must be addressable with 64-bit arithmetic.
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  auto extent_overflows = [&](int64_t rows, int64_t ld, int64_t cols, int64_t bytes) {
+    if (rows == 0 || cols == 0) return false;
+    if (mul_overflows(rows - 1, ld) || (rows - 1) * ld > max - cols) return true;
+    return mul_overflows((rows - 1) * ld + cols, bytes);
+  };
+  if (extent_overflows(M, lda, K, {{A_BYTES}}) || extent_overflows(b_rows, ldb, b_cols, {{B_BYTES}}) ||
+      extent_overflows(M, ldc, N, 4))
+    return {{PACKAGE_UPPER}}_SIZE_OVERFLOW;
+  return {{PACKAGE_UPPER}}_OK;
+}
+
+{{PACKAGE}}_status from_cuda(cudaError_t e) {
+  g_last_cuda_error = static_cast<int32_t>(e);
+  switch (e) {
+    case cudaSuccess: return {{PACKAGE_UPPER}}_OK;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver: return {{PACKAGE_UPPER}}_NO_DEVICE;
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDeviceFunction:
+    case cudaErrorUnsupportedPtxVersion: return {{PACKAGE_UPPER}}_UNSUPPORTED_DEVICE;
+    case cudaErrorMemoryAllocation: return {{PACKAGE_UPPER}}_OUT_OF_MEMORY;
+    default: return {{PACKAGE_UPPER}}_CUDA_ERROR;
+  }
+}
+
+// Whether the current device can run kernel k: compute capability and opt-in shared memory per block.
+{{PACKAGE}}_status check_device(const KernelInfo& k) {
+  int device = 0, major = 0, minor = 0, shared = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();  // not sticky: leave no error behind for the caller's next cudaGetLastError()
+    return from_cuda(e);
+  }
+  if (major * 10 + minor < 80 || k.shared_bytes > shared) return {{PACKAGE_UPPER}}_UNSUPPORTED_DEVICE;
+  return {{PACKAGE_UPPER}}_OK;
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+{{PACKAGE}}_status execute(const {{PACKAGE}}_plan_t* plan, int64_t M, int64_t N, int64_t K, float alpha,
+                           const void* A, int64_t lda, const void* B, int64_t ldb, float beta, float* C,
+                           int64_t ldc, void* workspace, size_t workspace_size, cudaStream_t stream) {
+  {{PACKAGE}}_status status = check_args(M, N, K, A, lda, B, ldb, C, ldc);
+  if (status != {{PACKAGE_UPPER}}_OK) return status;
+  if (plan == nullptr || plan->split_k < 1 || plan->split_k > kMaxSplit) return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
+  if (plan->kernel_id < 0 || plan->kernel_id >= kKernelCount) return {{PACKAGE_UPPER}}_INVALID_KERNEL;
+  if (M == 0 || N == 0) return {{PACKAGE_UPPER}}_OK;
+  const KernelInfo& k = kKernels[plan->kernel_id];
+  int64_t k_per_split = 0;
+  const int splits = splits_for(k, K, plan->split_k, &k_per_split);
+  const int64_t m_tiles = strata_model::ceil_div(M, k.block[0]);
+  const int64_t n_tiles = strata_model::ceil_div(N, k.block[1]);
+  if (mul_overflows(m_tiles, n_tiles) || m_tiles * n_tiles > kMaxGridX) return {{PACKAGE_UPPER}}_SIZE_OVERFLOW;
+  const int64_t needed = workspace_bytes(M, N, splits);
+  if (needed < 0) return {{PACKAGE_UPPER}}_SIZE_OVERFLOW;
+  if (needed > 0 && (workspace == nullptr || workspace_size < static_cast<size_t>(needed)))
+    return {{PACKAGE_UPPER}}_WORKSPACE_TOO_SMALL;
+  if (needed > 0 && reinterpret_cast<uintptr_t>(workspace) % alignof(float) != 0)
+    return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
+  status = check_device(k);
+  if (status != {{PACKAGE_UPPER}}_OK) return status;
+
+  GemmParams p{};
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  p.A = A;
+  p.lda = lda;
+  p.B = B;
+  p.ldb = ldb;
+  p.C = C;
+  p.ldc = ldc;
+  p.alpha = alpha;
+  p.beta = beta;
+  p.partial = splits > 1 ? static_cast<float*>(workspace) : nullptr;
+  p.k_per_split = k_per_split;
+  p.m_tiles = m_tiles;
+  p.n_tiles = n_tiles;
+  // Whole 16-byte chunks need every row of A and B to start on a 16-byte boundary; block origins and k-tiles
+  // are multiples of whole chunks, so the bases and leading dimensions decide.
+  const bool aligned = aligned16(A) && aligned16(B) && (lda * {{A_BYTES}}) % 16 == 0 && (ldb * {{B_BYTES}}) % 16 == 0;
+  cudaError_t e = k.launch(p, splits, aligned, stream);
+  if (e == cudaSuccess && splits > 1) e = launch_splitk_reduce(p, splits, stream);
+  return from_cuda(e);
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* {{PACKAGE}}_status_string({{PACKAGE}}_status status) {
+  switch (status) {
+    case {{PACKAGE_UPPER}}_OK: return "ok";
+    case {{PACKAGE_UPPER}}_INVALID_SIZE: return "M, N or K is negative";
+    case {{PACKAGE_UPPER}}_INVALID_LEADING_DIM: return "a leading dimension is smaller than its row length";
+    case {{PACKAGE_UPPER}}_NULL_POINTER: return "a matrix pointer is null";
+    case {{PACKAGE_UPPER}}_SIZE_OVERFLOW: return "the sizes overflow 64-bit indexing or the CUDA grid";
+    case {{PACKAGE_UPPER}}_INVALID_KERNEL: return "kernel id out of range";
+    case {{PACKAGE_UPPER}}_INVALID_ARGUMENT: return "invalid argument";
+    case {{PACKAGE_UPPER}}_WORKSPACE_TOO_SMALL: return "workspace smaller than the plan needs";
+    case {{PACKAGE_UPPER}}_OUT_OF_MEMORY: return "out of GPU memory";
+    case {{PACKAGE_UPPER}}_NO_DEVICE: return "no CUDA device (or the driver is too old)";
+    case {{PACKAGE_UPPER}}_UNSUPPORTED_DEVICE: return "this GPU cannot run the package's kernels";
+    case {{PACKAGE_UPPER}}_CUDA_ERROR: return "CUDA error (see last_cuda_error)";
+  }
+  return "unknown status";
+}
+
+int32_t {{PACKAGE}}_last_cuda_error(void) { return g_last_cuda_error; }
+
+int32_t {{PACKAGE}}_kernel_count(void) { return kKernelCount; }
+
+{{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K, {{PACKAGE}}_plan_t* plan) {
+  if (plan == nullptr) return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
+  if (M < 0 || N < 0 || K < 0) return {{PACKAGE_UPPER}}_INVALID_SIZE;
+  plan_best(M, N, K, kMaxSplit, plan);
+  return {{PACKAGE_UPPER}}_OK;
+}
+
+{{PACKAGE}}_status {{PACKAGE}}_kernel_plan(int32_t kernel_id, int64_t M, int64_t N, int64_t K,
+                                           {{PACKAGE}}_plan_t* plan) {
+  if (plan == nullptr) return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
+  if (kernel_id < 0 || kernel_id >= kKernelCount) return {{PACKAGE_UPPER}}_INVALID_KERNEL;
+  if (M < 0 || N < 0 || K < 0) return {{PACKAGE_UPPER}}_INVALID_SIZE;
+  plan_kernel(kernel_id, M, N, K, kMaxSplit, plan);
+  return {{PACKAGE_UPPER}}_OK;
+}
+
+int32_t {{PACKAGE}}_explain(const {{PACKAGE}}_plan_t* plan, char* buffer, size_t size) {
+  if (plan == nullptr || plan->kernel_id < 0 || plan->kernel_id >= kKernelCount) return -1;
+  const int n = std::snprintf(
+      buffer, buffer == nullptr ? 0 : size,
+      "kernel %d %s on %s: warp tile %dx%dx%d, block tile %dx%dx%d with %d cp.async stages, %d threads and %d B "
+      "of shared memory; split-K %d (k %lld per split); %lld blocks per split in %lld wave(s) on %lld SMs; "
+      "predicted %.3g s",
+      plan->kernel_id, kKernels[plan->kernel_id].name, plan->tensor_cores ? "Tensor Cores" : "CUDA cores",
+      plan->warp_m, plan->warp_n, plan->warp_k, plan->block_m, plan->block_n, plan->block_k, plan->stages,
+      plan->threads_per_block, plan->shared_bytes, plan->split_k, static_cast<long long>(plan->k_per_split),
+      static_cast<long long>(plan->grid_blocks), static_cast<long long>(plan->waves),
+      static_cast<long long>(kSms), plan->predicted_seconds);
+  return n;
+}
+
+{{PACKAGE}}_status {{PACKAGE}}_execute(const {{PACKAGE}}_plan_t* plan, int64_t M, int64_t N, int64_t K, float alpha,
+                                       const {{A_CTYPE}}* A, int64_t lda, const {{B_CTYPE}}* B, int64_t ldb,
+                                       float beta, float* C, int64_t ldc, void* workspace, size_t workspace_bytes,
+                                       {{PACKAGE}}_stream stream) {
+  return execute(plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, workspace, workspace_bytes, stream);
+}
+
+{{PACKAGE}}_status {{PACKAGE}}(int64_t M, int64_t N, int64_t K, float alpha, const {{A_CTYPE}}* A, int64_t lda,
+                               const {{B_CTYPE}}* B, int64_t ldb, float beta, float* C, int64_t ldc,
+                               {{PACKAGE}}_stream stream) {
+  const {{PACKAGE}}_status status = check_args(M, N, K, A, lda, B, ldb, C, ldc);
+  if (status != {{PACKAGE_UPPER}}_OK || M == 0 || N == 0) return status;
+  {{PACKAGE}}_plan_t plan;
+  plan_best(M, N, K, kMaxSplit, &plan);
+  if (plan.workspace_bytes == 0) return execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr, 0, stream);
+  // Stream-ordered allocation: no device-wide synchronisation, and the memory returns to the pool once the
+  // reduction that reads it has run.
+  void* workspace = nullptr;
+  if (cudaMallocAsync(&workspace, plan.workspace_bytes, stream) != cudaSuccess) {
+    (void)cudaGetLastError();
+    plan_best(M, N, K, 1, &plan);
+    return execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr, 0, stream);
+  }
+  {{PACKAGE}}_status result =
+      execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, workspace, plan.workspace_bytes, stream);
+  const cudaError_t freed = cudaFreeAsync(workspace, stream);
+  if (result == {{PACKAGE_UPPER}}_OK && freed != cudaSuccess) result = from_cuda(freed);
+  return result;
+}
+
+}  // extern "C"

@@ -1,0 +1,383 @@
+// Device code shared by every kernel of {{PACKAGE}}: the cp.async tile loader, the Tensor Core (mma.sync) block
+// kernel, the CUDA-core (FMA) block kernel and the split-K reduction. Each src/kernels/*.cu instantiates one kernel
+// from here with the tiles Strata selected; nothing in this file is specific to one tiling.
+//
+// The hierarchy (Helix, Table 2):
+//   level 0  warp tile: a grid of mma.sync m16n8k16 fragments in one warp's registers (Tensor Cores), or a
+//            per-thread FMA tile, the warp's threads arranged in a fixed rows x columns pattern (CUDA cores);
+//   level 1  block tile: A and B k-slices staged in shared memory by a STAGES-deep cp.async pipeline;
+//   level 2  grid: block tiles over the SMs, launched in groups of GROUP_M block rows so that the blocks running
+//            together share A rows and B columns in L2; split-K adds a grid dimension over k.
+#ifndef {{PACKAGE_UPPER}}_GEMM_KERNELS_CUH_
+#define {{PACKAGE_UPPER}}_GEMM_KERNELS_CUH_
+
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "{{PACKAGE}} needs sm_80 or newer (cp.async, mma.sync m16n8k16 with f32 accumulators)"
+#endif
+
+namespace {{PACKAGE}}_detail {
+
+// 16 bytes: the unit of cp.async.cg and the row of an ldmatrix 8x8 b16 matrix.
+constexpr int kChunkBytes = 16;
+
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Copies 16 bytes from global to shared memory asynchronously, reading only the first `src_bytes` (0 to 16) and
+// zero-filling the rest, so a chunk that hangs over the matrix edge reads nothing out of bounds.
+__device__ __forceinline__ void cp_async_16(void* shared, const void* global, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(shared)),
+               "l"(__cvta_generic_to_global(global)), "r"(src_bytes)
+               : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+// Waits until at most `kPending` of this thread's committed groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+// Loads one ROWS x COLS tile, COLS contiguous in global memory with a row stride of `ld` elements, into shared
+// memory with a row stride of LDS elements. Rows at or past `rows` and columns at or past `cols` (both counted from
+// the tile's origin, and possibly zero or negative) are zero-filled: the reduction over k then adds zeros, and
+// rows past the edge of C produce values that are never stored.
+// kAligned: every global row starts on a 16-byte boundary, so whole chunks go through cp.async. Otherwise (a
+// leading dimension or K that breaks the alignment) each element is read on its own and the chunk is stored to
+// shared memory directly; the pipeline's __syncthreads() publishes both kinds of store alike.
+template <typename T, int ROWS, int COLS, int LDS, int THREADS, bool kAligned>
+__device__ __forceinline__ void load_tile(T* shared, const T* global, int64_t ld, int64_t rows, int64_t cols,
+                                          int tid) {
+  constexpr int kElems = kChunkBytes / static_cast<int>(sizeof(T));
+  constexpr int kChunksPerRow = COLS / kElems;
+  constexpr int kChunks = ROWS * kChunksPerRow;
+  static_assert(COLS % kElems == 0, "a tile row is a whole number of 16-byte chunks");
+  static_assert(LDS % kElems == 0, "shared-memory rows start on 16-byte boundaries");
+  auto copy_chunk = [&](int chunk) {
+    const int r = chunk / kChunksPerRow;
+    const int c = (chunk % kChunksPerRow) * kElems;
+    T* dst = shared + r * LDS + c;
+    int64_t valid = r < rows ? cols - c : 0;
+    valid = valid < 0 ? 0 : (valid > kElems ? kElems : valid);
+    // With nothing to read, point at the tile origin (always inside the matrix) rather than past the edge.
+    const T* src = valid > 0 ? global + r * ld + c : global;
+    if constexpr (kAligned) {
+      cp_async_16(dst, src, static_cast<int>(valid) * static_cast<int>(sizeof(T)));
+    } else {
+      union {
+        uint4 chunk;
+        T elem[kElems];
+      } v;
+#pragma unroll
+      for (int e = 0; e < kElems; ++e) v.elem[e] = e < valid ? src[e] : T(0);
+      *reinterpret_cast<uint4*>(dst) = v.chunk;
+    }
+  };
+  if constexpr (kAligned) {
+    // Copies in flight hold no registers, but their addresses do: unrolled completely, a thread that copies many
+    // chunks (a large tile for few warps) would keep all their addresses live at once.
+#pragma unroll 4
+    for (int chunk = tid; chunk < kChunks; chunk += THREADS) copy_chunk(chunk);
+  } else {
+    // Element-wise loads land in registers; unrolling them all would hold a whole tile per thread and spill.
+#pragma unroll 1
+    for (int chunk = tid; chunk < kChunks; chunk += THREADS) copy_chunk(chunk);
+  }
+}
+
+// Level 2: the block's tile coordinates. Blocks are numbered along gridDim.x; consecutive blocks walk down a group
+// of GROUP_M block rows before moving one block column right, so the blocks resident at one time cover a compact
+// region of C and reuse each other's A rows and B columns from L2.
+template <int GROUP_M>
+__device__ __forceinline__ void block_coordinates(int64_t m_tiles, int64_t n_tiles, int64_t* tile_m,
+                                                  int64_t* tile_n) {
+  const int64_t id = blockIdx.x;
+  const int64_t per_group = static_cast<int64_t>(GROUP_M) * n_tiles;
+  const int64_t group = id / per_group;
+  const int64_t first_m = group * GROUP_M;
+  const int64_t rows = m_tiles - first_m < GROUP_M ? m_tiles - first_m : GROUP_M;
+  const int64_t local = id - group * per_group;
+  *tile_m = first_m + local % rows;
+  *tile_n = local / rows;
+}
+
+// This block's share of k: split s of gridDim.z covers [s * k_per_split, min(K, (s + 1) * k_per_split)).
+__device__ __forceinline__ void k_range(const GemmParams& p, int64_t* begin, int64_t* end) {
+  *begin = static_cast<int64_t>(blockIdx.z) * p.k_per_split;
+  *end = *begin + p.k_per_split < p.K ? *begin + p.k_per_split : p.K;
+}
+
+// The epilogue for one accumulator: C = alpha * acc + beta * C, or, under split-K, the raw partial sum into this
+// split's slice of the workspace (the reduction applies alpha and beta once, in a fixed order).
+__device__ __forceinline__ void store_result(const GemmParams& p, int64_t r, int64_t c, float acc) {
+  if (r >= p.M || c >= p.N) return;
+  if (p.partial != nullptr) {
+    p.partial[(static_cast<int64_t>(blockIdx.z) * p.M + r) * p.N + c] = acc;
+    return;
+  }
+  float* out = p.C + r * p.ldc + c;
+  // beta == 0 must not read C: it may hold NaN or uninitialised memory.
+  *out = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * *out;
+}
+
+// ---- Tensor Cores ----------------------------------------------------------------------------------------
+
+// Four 8x8 b16 matrices from shared memory; lanes 8i..8i+7 give the row addresses of matrix i.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(shared_address(p)));
+}
+
+// d = a * b + d for one m16n8k16 fragment: A row-major 16x16 f16, B column-major 16x8 f16, f32 accumulators.
+__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int STAGES>
+struct TensorCoreTiles {
+  static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tiles are whole m16 x (2 x n8) fragment pairs");
+  static_assert(BM % WM == 0 && BN % WN == 0 && BK % 16 == 0, "block tiles are whole warp tiles and k16 steps");
+  static constexpr int kWarpsN = BN / WN;
+  static constexpr int kThreads = (BM / WM) * kWarpsN * 32;
+  // Shared rows hold BK halves plus 8 halves (16 bytes) of padding: the eight rows an ldmatrix phase reads then
+  // start in eight different 4-bank groups (row stride BK/2 + 4 words), so fragment loads are conflict-free, and
+  // every row still starts on a 16-byte boundary for cp.async.
+  static constexpr int kLds = BK + 8;
+  static constexpr int kStageA = BM * kLds;
+  static constexpr int kStageB = BN * kLds;
+  static constexpr int kSharedBytes = STAGES * (kStageA + kStageB) * 2;
+};
+
+// One block computes a BM x BN tile of C over its k range. A is M x K row-major f16, B is N x K row-major f16
+// (the K x N operand stored column-major), both as raw binary16 bits.
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int GROUP_M, bool kAligned>
+__global__ void __launch_bounds__(TensorCoreTiles<BM, BN, BK, WM, WN, STAGES>::kThreads, 1)
+    gemm_tensor_core(GemmParams p) {
+  using Tiles = TensorCoreTiles<BM, BN, BK, WM, WN, STAGES>;
+  constexpr int kThreads = Tiles::kThreads;
+  constexpr int kLds = Tiles::kLds;
+  constexpr int kFragsM = WM / 16;
+  constexpr int kFragsN = WN / 8;
+  extern __shared__ uint4 shared_raw[];
+  uint16_t* const shared_a = reinterpret_cast<uint16_t*>(shared_raw);
+  uint16_t* const shared_b = shared_a + STAGES * Tiles::kStageA;
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid % 32;
+  const int warp = tid / 32;
+  const int warp_m = warp / Tiles::kWarpsN;
+  const int warp_n = warp % Tiles::kWarpsN;
+  int64_t tile_m, tile_n, k_begin, k_end;
+  block_coordinates<GROUP_M>(p.m_tiles, p.n_tiles, &tile_m, &tile_n);
+  k_range(p, &k_begin, &k_end);
+  const int64_t m0 = tile_m * BM;
+  const int64_t n0 = tile_n * BN;
+  const int64_t k_len = k_end - k_begin;
+  const int k_tiles = k_len > 0 ? static_cast<int>((k_len + BK - 1) / BK) : 0;
+  const uint16_t* const a = static_cast<const uint16_t*>(p.A) + m0 * p.lda + k_begin;
+  const uint16_t* const b = static_cast<const uint16_t*>(p.B) + n0 * p.ldb + k_begin;
+
+  auto load_stage = [&](int stage, int kt) {
+    const int64_t k0 = static_cast<int64_t>(kt) * BK;
+    load_tile<uint16_t, BM, BK, kLds, kThreads, kAligned>(shared_a + stage * Tiles::kStageA, a + k0, p.lda,
+                                                          p.M - m0, k_len - k0, tid);
+    load_tile<uint16_t, BN, BK, kLds, kThreads, kAligned>(shared_b + stage * Tiles::kStageB, b + k0, p.ldb,
+                                                          p.N - n0, k_len - k0, tid);
+  };
+
+  float acc[kFragsM][kFragsN][4];
+#pragma unroll
+  for (int i = 0; i < kFragsM; ++i)
+#pragma unroll
+    for (int j = 0; j < kFragsN; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+
+  // Prologue: the first STAGES - 1 k-tiles in flight. Every thread commits exactly one group per slot, even an
+  // empty one, so the group count that cp_async_wait relies on is the same in every thread and every iteration.
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < k_tiles) load_stage(s, s);
+    cp_async_commit();
+  }
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    // kt + STAGES - 1 groups are committed; allowing STAGES - 2 in flight means k-tile kt has landed.
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    // The stage refilled here was read in iteration kt - 1, which every warp finished before the barrier above.
+    const int next = kt + STAGES - 1;
+    if (next < k_tiles) load_stage(next % STAGES, next);
+    cp_async_commit();
+
+    const uint16_t* const sa = shared_a + (kt % STAGES) * Tiles::kStageA + warp_m * WM * kLds;
+    const uint16_t* const sb = shared_b + (kt % STAGES) * Tiles::kStageB + warp_n * WN * kLds;
+    // Not unrolled: fully unrolled, the compiler hoists every k16 step's fragment loads ahead of the MMAs and
+    // runs out of registers for large warp tiles; one step's fragments at a time keep the count to the tile's.
+#pragma unroll 1
+    for (int kk = 0; kk < BK; kk += 16) {
+      uint32_t fa[kFragsM][4];
+      uint32_t fb[kFragsN][2];
+#pragma unroll
+      for (int i = 0; i < kFragsM; ++i)
+        // Matrices 0-3: rows 0-7 / 8-15 at k 0-7, then rows 0-7 / 8-15 at k 8-15: the a0..a3 registers of mma.
+        ldmatrix_x4(fa[i], sa + (i * 16 + lane % 16) * kLds + kk + (lane / 16) * 8);
+#pragma unroll
+      for (int j = 0; j < kFragsN; j += 2) {
+        // B rows are n, columns k. Matrices: n 0-7 at k 0-7 and 8-15 (b0, b1 of fragment j), then n 8-15 (j + 1).
+        uint32_t r[4];
+        ldmatrix_x4(r, sb + (j * 8 + (lane / 16) * 8 + lane % 8) * kLds + kk + ((lane / 8) % 2) * 8);
+        fb[j][0] = r[0];
+        fb[j][1] = r[1];
+        fb[j + 1][0] = r[2];
+        fb[j + 1][1] = r[3];
+      }
+#pragma unroll
+      for (int i = 0; i < kFragsM; ++i)
+#pragma unroll
+        for (int j = 0; j < kFragsN; ++j) mma_m16n8k16(acc[i][j], fa[i], fb[j]);
+    }
+  }
+  cp_async_wait<0>();
+
+  // Accumulator layout of m16n8: d0, d1 at row lane / 4, columns 2 * (lane % 4) + {0, 1}; d2, d3 eight rows below.
+#pragma unroll
+  for (int i = 0; i < kFragsM; ++i)
+#pragma unroll
+    for (int j = 0; j < kFragsN; ++j) {
+      const int64_t r = m0 + warp_m * WM + i * 16 + lane / 4;
+      const int64_t c = n0 + warp_n * WN + j * 8 + (lane % 4) * 2;
+      store_result(p, r, c, acc[i][j][0]);
+      store_result(p, r, c + 1, acc[i][j][1]);
+      store_result(p, r + 8, c, acc[i][j][2]);
+      store_result(p, r + 8, c + 1, acc[i][j][3]);
+    }
+}
+
+// ---- CUDA cores ------------------------------------------------------------------------------------------
+
+__device__ __forceinline__ float to_float(float x) { return x; }
+__device__ __forceinline__ float to_float(uint16_t bits) { return __half2float(__ushort_as_half(bits)); }
+
+template <typename T, bool kBRowMajor, int BM, int BN, int BK, int TM, int TN, int WARP_ROWS, int STAGES>
+struct CudaCoreTiles {
+  static constexpr int kWarpCols = 32 / WARP_ROWS;
+  static constexpr int kWarpM = TM * WARP_ROWS;  // the warp tile (level 0)
+  static constexpr int kWarpN = TN * kWarpCols;
+  static_assert(32 % WARP_ROWS == 0, "a warp's threads form a WARP_ROWS x (32 / WARP_ROWS) grid");
+  static_assert(BM % kWarpM == 0 && BN % kWarpN == 0, "block tiles are whole warp tiles");
+  static constexpr int kWarpsN = BN / kWarpN;
+  static constexpr int kThreads = (BM / kWarpM) * kWarpsN * 32;
+  // One 16-byte chunk of padding per shared row: rows stay 16-byte aligned for cp.async, and consecutive rows
+  // start in different banks, so threads of a warp reading one k column of different rows rarely collide.
+  static constexpr int kPad = kChunkBytes / static_cast<int>(sizeof(T));
+  static constexpr int kLdsA = BK + kPad;                    // A: BM rows of k
+  static constexpr int kLdsB = (kBRowMajor ? BN : BK) + kPad;  // B: BK rows of n, or BN rows of k
+  static constexpr int kStageA = BM * kLdsA;
+  static constexpr int kStageB = (kBRowMajor ? BK : BN) * kLdsB;
+  static constexpr int kSharedBytes = STAGES * (kStageA + kStageB) * static_cast<int>(sizeof(T));
+};
+
+// One block computes a BM x BN tile of C with FMAs in fp32: each thread owns TM x TN accumulators. A is M x K
+// row-major; B is K x N row-major (kBRowMajor) or N x K row-major. T is float, or uint16_t for binary16 bits that
+// are widened to fp32 as they leave shared memory.
+template <typename T, bool kBRowMajor, int BM, int BN, int BK, int TM, int TN, int WARP_ROWS, int STAGES, int GROUP_M,
+          bool kAligned>
+__global__ void __launch_bounds__(CudaCoreTiles<T, kBRowMajor, BM, BN, BK, TM, TN, WARP_ROWS, STAGES>::kThreads, 1)
+    gemm_cuda_core(GemmParams p) {
+  using Tiles = CudaCoreTiles<T, kBRowMajor, BM, BN, BK, TM, TN, WARP_ROWS, STAGES>;
+  constexpr int kThreads = Tiles::kThreads;
+  extern __shared__ uint4 shared_raw[];
+  T* const shared_a = reinterpret_cast<T*>(shared_raw);
+  T* const shared_b = shared_a + STAGES * Tiles::kStageA;
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid % 32;
+  const int warp = tid / 32;
+  const int warp_m = warp / Tiles::kWarpsN;
+  const int warp_n = warp % Tiles::kWarpsN;
+  // The thread's rows and columns inside the block tile: a TM x TN patch of the warp tile.
+  const int row0 = warp_m * Tiles::kWarpM + (lane / Tiles::kWarpCols) * TM;
+  const int col0 = warp_n * Tiles::kWarpN + (lane % Tiles::kWarpCols) * TN;
+  int64_t tile_m, tile_n, k_begin, k_end;
+  block_coordinates<GROUP_M>(p.m_tiles, p.n_tiles, &tile_m, &tile_n);
+  k_range(p, &k_begin, &k_end);
+  const int64_t m0 = tile_m * BM;
+  const int64_t n0 = tile_n * BN;
+  const int64_t k_len = k_end - k_begin;
+  const int k_tiles = k_len > 0 ? static_cast<int>((k_len + BK - 1) / BK) : 0;
+  const T* const a = static_cast<const T*>(p.A) + m0 * p.lda + k_begin;
+  const T* const b = static_cast<const T*>(p.B) + (kBRowMajor ? k_begin * p.ldb + n0 : n0 * p.ldb + k_begin);
+
+  auto load_stage = [&](int stage, int kt) {
+    const int64_t k0 = static_cast<int64_t>(kt) * BK;
+    load_tile<T, BM, BK, Tiles::kLdsA, kThreads, kAligned>(shared_a + stage * Tiles::kStageA, a + k0, p.lda,
+                                                           p.M - m0, k_len - k0, tid);
+    if (kBRowMajor)
+      load_tile<T, BK, BN, Tiles::kLdsB, kThreads, kAligned>(shared_b + stage * Tiles::kStageB, b + k0 * p.ldb,
+                                                             p.ldb, k_len - k0, p.N - n0, tid);
+    else
+      load_tile<T, BN, BK, Tiles::kLdsB, kThreads, kAligned>(shared_b + stage * Tiles::kStageB, b + k0, p.ldb,
+                                                             p.N - n0, k_len - k0, tid);
+  };
+
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+  // The same pipeline as the Tensor Core kernel; see the comments there.
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < k_tiles) load_stage(s, s);
+    cp_async_commit();
+  }
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    const int next = kt + STAGES - 1;
+    if (next < k_tiles) load_stage(next % STAGES, next);
+    cp_async_commit();
+
+    const T* const sa = shared_a + (kt % STAGES) * Tiles::kStageA;
+    const T* const sb = shared_b + (kt % STAGES) * Tiles::kStageB;
+    // Partly unrolled: enough independent loads to cover shared-memory latency without hoisting whole k-slices
+    // of operands into registers next to TM x TN accumulators.
+#pragma unroll 4
+    for (int k = 0; k < BK; ++k) {
+      float fa[TM];
+      float fb[TN];
+#pragma unroll
+      for (int i = 0; i < TM; ++i) fa[i] = to_float(sa[(row0 + i) * Tiles::kLdsA + k]);
+#pragma unroll
+      for (int j = 0; j < TN; ++j)
+        fb[j] = to_float(kBRowMajor ? sb[k * Tiles::kLdsB + col0 + j] : sb[(col0 + j) * Tiles::kLdsB + k]);
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
+    }
+  }
+  cp_async_wait<0>();
+
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) store_result(p, m0 + row0 + i, n0 + col0 + j, acc[i][j]);
+}
+
+}  // namespace {{PACKAGE}}_detail
+
+#endif  // {{PACKAGE_UPPER}}_GEMM_KERNELS_CUH_
