@@ -1,10 +1,11 @@
-// Level-0 profiling on the host (x86-64, AVX-512 or AVX2): the hybrid analyzer measures register tiles instead
-// of modelling them, because the few cycles a micro-kernel loses to its loads, broadcasts and loop overhead
-// decide which tile wins and no simple model predicts them.
+// Level-0 profiling on the host: the hybrid analyzer measures register tiles instead of modelling them, because
+// the few cycles a micro-kernel loses to its loads, broadcasts and loop overhead decide which tile wins and no
+// simple model predicts them.
 //
-// The profiler renders the very micro-kernel template the package ships (templates/cpu/ukernel.cpp.tpl, with its
-// PROFILE_ENTRY section) plus a timing main (templates/cpu/profiler.cpp.tpl), compiles them with the host
-// compiler in a temporary directory, runs the result once and reads one line per kernel back.
+// Profiling on the host is the profile kit (profile_kit.h) run here: the kit is rendered into a temporary
+// directory, its files are compiled with the host compiler and the kit's own flags, its profiler runs once and
+// writes the records file, and that file is loaded back. A kit built for a device and run there makes the same
+// records by the same code.
 #pragma once
 
 #include <string>
@@ -27,20 +28,23 @@ struct ProfileOptions {
 };
 
 // Profiles every kernel of `kernels` (unique names, all of an ISA this host runs) and returns their records,
-// stamped with `arch` (name and content sha) and `op_name`. Every failure (no compiler, a compile error, a kernel
-// whose result is wrong, a crash, unreadable output) throws strata::Error({"<profiler>", 0, 0}, ...) naming the
-// failing command and the start of its error output; the temporary directory is removed in every case.
+// stamped with `arch` (name and content sha), `op_name`, the compiler (compiler_id) and this CPU (host_cpu_id).
+// Every failure (no compiler, a compile error, a kernel whose result is wrong, a crash, an unreadable records
+// file) throws strata::Error({"<profiler>", 0, 0}, ...) naming the failing command and the start of its error
+// output; the temporary directory is removed in every case.
 ProfileRecords profile_on_host(const Arch& arch, const std::string& op_name, const std::vector<UkernelSpec>& kernels,
                                const ProfileOptions& options);
 
 // Whether this host's CPU (and OS) runs micro-kernels of `isa`: the precondition of profile_on_host.
 bool host_runs(VectorIsa isa);
 
-// The first line of `<compiler> --version`: how records name the compiler that built the profiled kernels. Throws
-// strata::Error when the compiler cannot be run.
+// How records made with `compiler` name it ("GCC 12.2.0 for x86-64"): the kit's STRATA_KIT_COMPILER_ID
+// (templates/cpu/kit/compiler_id.h) as that compiler's preprocessor expands it. Throws strata::Error when the
+// compiler cannot be run.
 std::string compiler_id(const std::string& compiler);
 
-// "<brand string>, <vendor> family F model M stepping S" from CPUID (x86-64), or a note that it is unknown.
+// How records made on this machine name its CPU: strata_kit::cpu_identity() of templates/cpu/kit/device_info.h,
+// the code a kit runs on a device ("<brand>, <vendor> family F model M stepping S" from CPUID on x86-64).
 std::string host_cpu_id();
 
 }  // namespace strata

@@ -1,27 +1,37 @@
-// Timing main of strata's host profiler (generated; not part of any package).
+// The profiler of a Strata profile kit: times every level-0 micro-kernel of {{ARCH_NAME}} for {{OP_NAME}} on the
+// machine it runs on and writes a strata-profile/1 records file for `strata generate --profile FILE`.
 //
-// For every micro-kernel below it checks the full {{PACKAGE}} register tile once against a plain reference (a
-// wrong kernel must never be profiled as fast), then times it on packed panels small enough to stay in L1. Calls
-// are batched (~2 ms a batch); each round over all kernels takes the median time per call of a few batches per
-// kernel, and a kernel's result is its fastest round's median:
-//   RESULT <kernel> <seconds per call>
-// Rounds, because on a shared machine a neighbour can slow the core for seconds at a time: the median rejects
-// short spikes, the best round long stretches that would otherwise hit a run of consecutive kernels.
-// "START <kernel>" lines before each timing let the generator show progress.
+// For every micro-kernel below it checks the full register tile once against a plain reference (a wrong kernel
+// must never be profiled as fast), then times it on packed panels small enough to stay in L1. Calls are batched
+// (~2 ms a batch); each round over all kernels takes the median time per call of a few batches per kernel, and a
+// kernel's result is its fastest round's median. Rounds, because on a shared machine a neighbour can slow the
+// core for seconds at a time: the median rejects short spikes, the best round long stretches that would
+// otherwise hit a run of consecutive kernels.
 //
-// Usage: profiler [depth [rounds]], 256 and 3 by default. Exit status: 0 ok, 1 a kernel computed a wrong
-// result, 2 bad usage or out of memory.
+// Usage: strata_profile [-o FILE] [--depth N] [--rounds N]
+//   -o FILE      the records file to write (default profile_records.yaml); written whole or not at all
+//   --depth N    k of each timed call (default {{DEPTH}})
+//   --rounds N   passes over all kernels (default {{ROUNDS}})
+// Progress goes to stdout, one "kernel I/N round R/RS: NAME" line before each timing. Exit status: 0 ok, 1 a
+// kernel computed a wrong result or the file could not be written, 2 bad usage or out of memory.
 //
-// Dependency-free on purpose: it is built with the host compiler alone, and without ISA flags (only the kernel
-// files get them), so nothing here runs vector code the CPU may lack.
+// The records carry what `strata generate` checks before it uses them: the arch descriptor's name and sha256 and
+// the operator (baked in when the kit was generated), the CPU (read here, at run time) and the compiler (baked in
+// when this file was compiled).
+//
+// Dependency-free on purpose: it is built with the target's compiler alone, and without ISA flags (only the
+// kernel files get them), so nothing here runs vector code the CPU may lack.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
+#include <cstring>
+#include <string>
 
+#include "device_info.h"
 #include "internal.h"
 
 using {{PACKAGE}}_internal::TileArgs;
@@ -34,6 +44,11 @@ void {{NAME}}_full_packed(const TileArgs& args);
 {{/KERNEL}}
 namespace {
 
+constexpr char kArch[] = "{{ARCH_NAME}}";
+constexpr char kArchSha256[] = "{{ARCH_SHA256}}";
+constexpr char kOp[] = "{{OP_NAME}}";
+constexpr char kBuildFlags[] = "{{BUILD_FLAGS}}";
+
 struct Kernel {
   const char* name;
   int mr;
@@ -42,13 +57,20 @@ struct Kernel {
   TileFn fn;
 };
 
+// Sorted by name; the last entry only ends the table (a kit may hold no kernel at all).
 const Kernel kKernels[] = {
 {{#KERNEL}}    {"{{NAME}}", {{MR}}, {{NR}}, {{KU}}, &{{NS}}::{{PACKAGE}}_internal::{{NAME}}_full_packed},
-{{/KERNEL}}};
+{{/KERNEL}}    {nullptr, 0, 0, 0, nullptr}};
+constexpr size_t kCount = sizeof(kKernels) / sizeof(kKernels[0]) - 1;
 
 constexpr int kBatches = 3;  // per kernel and round
 constexpr double kBatchSeconds = 2e-3;
 constexpr double kCalibrationSeconds = 0.25e-3;
+
+[[noreturn]] void die(int status, const std::string& message) {
+  std::fprintf(stderr, "strata_profile: error: %s\n", message.c_str());
+  std::exit(status);
+}
 
 // 64-byte aligned floats, like the package's packed panels.
 class Buffer {
@@ -56,10 +78,7 @@ class Buffer {
   explicit Buffer(size_t count) {
     const size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
     data_ = static_cast<float*>(std::aligned_alloc(64, bytes));
-    if (!data_) {
-      std::fprintf(stderr, "ERROR cannot allocate %zu bytes\n", bytes);
-      std::exit(2);
-    }
+    if (!data_) die(2, "cannot allocate " + std::to_string(bytes) + " bytes");
   }
   ~Buffer() { std::free(data_); }
   Buffer(const Buffer&) = delete;
@@ -109,9 +128,10 @@ void check_once(const Kernel& k, int64_t depth, const float* a, const float* b, 
       const double expected = alpha * sum + beta * old;
       const double got = c[r * k.nr + j];
       if (!(std::fabs(got - expected) <= 1e-5 * (1.0 + std::fabs(expected)))) {
-        std::fprintf(stderr, "ERROR %s: C(%d, %d) = %.9g but the reference is %.9g (depth %lld, alpha %g, beta %g)\n",
-                     k.name, r, j, got, expected, static_cast<long long>(depth), alpha, beta);
-        std::exit(1);
+        char text[256];
+        std::snprintf(text, sizeof text, "%s: C(%d, %d) = %.9g but the reference is %.9g (depth %lld, alpha %g, beta %g)",
+                      k.name, r, j, got, expected, static_cast<long long>(depth), alpha, beta);
+        die(1, text);
       }
     }
 }
@@ -163,25 +183,132 @@ void check(const Kernel& k, int64_t depth, Panels& p) {
   check_once(k, depth, p.a.data(), p.b.data(), p.c.data(), p.c_init.data(), 1.0f, 0.5f);
 }
 
-bool parse_arg(int argc, char** argv, int index, long long* value) {
-  return argc <= index || (std::sscanf(argv[index], "%lld", value) == 1 && *value >= 1);
+// ---------------------------------------------------------------------------------------------------------------
+// The records file.
+// ---------------------------------------------------------------------------------------------------------------
+
+// A YAML double-quoted scalar: quotes and backslashes escaped, control characters as \xNN, UTF-8 passed through.
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+// 4 significant digits: what a ~1% measurement supports, and what keeps the records file readable.
+std::string significant4(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", x);
+  return text;
+}
+
+std::string method_text(long long depth, long long rounds) {
+  return "Wall time per call of each kernel's full MR x NR register tile on 64-byte aligned packed panels of depth " +
+         std::to_string(depth) +
+         " kept in L1 (alpha = beta = 1), after a check against a reference: the fastest of " +
+         std::to_string(rounds) +
+         " rounds over all kernels of the median of 3 batches of about 2 ms after a warm-up batch, on one unpinned "
+         "thread, compiled with " +
+         kBuildFlags + " and the kernel's ISA flags.";
+}
+
+std::string records_yaml(const double* seconds, long long depth, long long rounds) {
+  std::string y;
+  y += "# Profile records written by a Strata profile kit on the machine named below; pass this file to\n";
+  y += "# strata generate --profile FILE.\n";
+  y += "schema: strata-profile/1\n";
+  y += "arch: " + quoted(kArch) + "\n";
+  y += "arch_sha256: " + std::string(kArchSha256) + "\n";
+  y += "op: " + quoted(kOp) + "\n";
+  y += "compiler: " + quoted(strata_kit::compiler_identity()) + "\n";
+  y += "cpu: " + quoted(strata_kit::cpu_identity()) + "\n";
+  y += "method: " + quoted(method_text(depth, rounds)) + "\n";
+  y += kCount == 0 ? "records: []\n" : "records:\n";
+  for (size_t i = 0; i < kCount; ++i) {
+    const Kernel& k = kKernels[i];
+    // gflops from the seconds as written, so that the file agrees with itself.
+    const std::string s = significant4(seconds[i]);
+    const double flops = 2.0 * k.mr * k.nr * static_cast<double>(depth);
+    y += std::string("  - kernel: ") + k.name + "\n";
+    y += "    mr: " + std::to_string(k.mr) + "\n    nr: " + std::to_string(k.nr) + "\n";
+    y += "    ku: " + std::to_string(k.ku) + "\n    depth: " + std::to_string(depth) + "\n";
+    y += "    seconds_per_call: " + s + "\n";
+    y += "    gflops: " + significant4(flops / std::strtod(s.c_str(), nullptr) / 1e9) + "\n";
+  }
+  return y;
+}
+
+// Writes beside `path` and renames over it, so that an interrupted run leaves no half-written records behind.
+void write_atomically(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".partial";
+  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  if (!f) die(1, "cannot write " + temp + ": " + std::strerror(errno));
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !written) {
+    std::remove(temp.c_str());
+    die(1, "cannot write " + temp);
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(temp.c_str());
+    die(1, "cannot rename " + temp + " to " + path + ": " + reason);
+  }
+}
+
+[[noreturn]] void usage(const char* self, const std::string& problem) {
+  std::fprintf(stderr, "strata_profile: error: %s\nusage: %s [-o FILE] [--depth N >= 1] [--rounds N >= 1]\n",
+               problem.c_str(), self);
+  std::exit(2);
+}
+
+long long positive(const char* self, const char* option, const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || errno == ERANGE || v < 1 || v > (1 << 20))
+    usage(self, std::string(option) + " expects an integer from 1 to 1048576, not '" + text + "'");
+  return v;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  long long depth = 256, rounds = 3;
-  if (argc > 3 || !parse_arg(argc, argv, 1, &depth) || !parse_arg(argc, argv, 2, &rounds)) {
-    std::fprintf(stderr, "usage: %s [depth >= 1 [rounds >= 1]]\n", argv[0]);
-    return 2;
+  long long depth = {{DEPTH}}, rounds = {{ROUNDS}};
+  std::string output = "profile_records.yaml";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i + 1 >= argc && (arg == "-o" || arg == "--depth" || arg == "--rounds")) usage(argv[0], arg + " needs a value");
+    if (arg == "-o") {
+      output = argv[++i];
+    } else if (arg == "--depth") {
+      depth = positive(argv[0], "--depth", argv[++i]);
+    } else if (arg == "--rounds") {
+      rounds = positive(argv[0], "--rounds", argv[++i]);
+    } else {
+      usage(argv[0], "unknown argument '" + arg + "'");
+    }
   }
-  constexpr size_t kCount = sizeof(kKernels) / sizeof(kKernels[0]);
-  long batch[kCount] = {};
-  double best[kCount] = {};
+  long batch[kCount + 1] = {};
+  double best[kCount + 1] = {};
   for (long long round = 0; round < rounds; ++round)
     for (size_t i = 0; i < kCount; ++i) {
       const Kernel& k = kKernels[i];
-      std::printf("START %s\n", k.name);
+      std::printf("kernel %zu/%zu round %lld/%lld: %s\n", i + 1, kCount, round + 1, rounds, k.name);
       std::fflush(stdout);
       Panels p(k, depth);
       if (round == 0) check(k, depth, p);
@@ -190,6 +317,10 @@ int main(int argc, char** argv) {
       const double t = median_seconds(k, args, batch[i]);
       best[i] = round == 0 ? t : std::min(best[i], t);
     }
-  for (size_t i = 0; i < kCount; ++i) std::printf("RESULT %s %.4g\n", kKernels[i].name, best[i]);
-  return std::fflush(stdout) == 0 ? 0 : 2;
+  for (size_t i = 0; i < kCount; ++i)
+    if (!(best[i] > 0) || !std::isfinite(best[i]))
+      die(1, std::string(kKernels[i].name) + ": measured " + std::to_string(best[i]) + " s per call: the clock is unusable");
+  write_atomically(output, records_yaml(best, depth, rounds));
+  std::printf("wrote %s: %zu kernels of %s for %s\n", output.c_str(), kCount, kArch, kOp);
+  return std::fflush(stdout) == 0 ? 0 : 1;
 }
