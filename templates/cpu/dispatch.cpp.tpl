@@ -306,25 +306,32 @@ struct DirectJob {
   int64_t threads;
 };
 
-void direct_task(void* context, int64_t index) {
-  const DirectJob& job = *static_cast<const DirectJob*>(context);
-  const Gemm& g = *job.g;
-  const Kernel& k = *job.k;
-  const int64_t total = job.tiles_m * job.tiles_n;
-  const int64_t begin = total * index / job.threads, end = total * (index + 1) / job.threads;
-  // K in slices of K1, every tile of the range per slice: the slice of B's rows stays in cache (and in the TLB)
-  // while all the tiles of the range read it, instead of each tile striding through all of B.
+// The micro-tiles [begin, end) of C in row-major tile order (tiles_n per row of tiles), stopping at C's last row
+// (so that end = INT64_MAX means "to the end"; begin must then be 0). K runs in slices of K1,
+// every tile of the range per slice: the slice of B's rows stays in cache (and in the TLB) while all the tiles of
+// the range read it, instead of each tile striding through all of B. The tile position advances by steps rather
+// than by dividing the tile index: on the small problems this path serves, divisions are a visible share.
+void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, int64_t tiles_n) {
+  const int64_t first_i = begin / tiles_n * k.mr, first_j = begin % tiles_n * k.nr;
   for (int64_t p = 0; p < g.K; p += k.k1) {
     const int64_t depth = std::min<int64_t>(k.k1, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t i = (t / job.tiles_n) * k.mr, j = (t % job.tiles_n) * k.nr;
+    int64_t i = first_i, j = first_j;
+    for (int64_t t = begin; t < end && i < g.M; ++t) {
       TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc, g.alpha,
                     beta, static_cast<int32_t>(std::min<int64_t>(k.mr, g.M - i)),
                     static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
       k.direct(args);
+      j += k.nr;
+      if (j >= g.N) j = 0, i += k.mr;
     }
   }
+}
+
+void direct_task(void* context, int64_t index) {
+  const DirectJob& job = *static_cast<const DirectJob*>(context);
+  const int64_t total = job.tiles_m * job.tiles_n;
+  direct_tiles(*job.g, *job.k, total * index / job.threads, total * (index + 1) / job.threads, job.tiles_n);
 }
 
 // What a task's B buffer holds, so that the next level-2 tile can reuse it instead of packing it again.
@@ -405,6 +412,10 @@ void run_packed(const Gemm& g, const Plan& plan, void* workspace) {
 
 void run_direct(const Gemm& g, const Plan& plan) {
   const Kernel& k = kKernels[plan.kernel];
+  if (plan.threads == 1) {  // no tile counts needed, and no divisions to get them
+    direct_tiles(g, k, 0, std::numeric_limits<int64_t>::max(), 1);
+    return;
+  }
   DirectJob job{&g, &k, (g.M + k.mr - 1) / k.mr, (g.N + k.nr - 1) / k.nr, plan.threads};
   job.threads = std::min<int64_t>(plan.threads, job.tiles_m * job.tiles_n);
   parallel_for(job.threads, direct_task, &job);
@@ -417,12 +428,16 @@ bool cpu_supported() {
   return supported;
 }
 
-// Largest element offset touched in a rows x cols row-major matrix with leading dimension ld, or -1 on overflow.
+// Largest element offset touched in a rows x cols row-major matrix with leading dimension ld, or -1 when it (in
+// bytes) overflows. Checked multiplies instead of a division: three 64-bit divisions would cost a tiny GEMM more
+// than its arithmetic.
 int64_t extent(int64_t rows, int64_t cols, int64_t ld) {
   if (rows == 0 || cols == 0) return 0;
-  const int64_t limit = std::numeric_limits<int64_t>::max() / static_cast<int64_t>(sizeof(float));
-  if (rows - 1 > (limit - cols) / ld) return -1;
-  return (rows - 1) * ld + cols;
+  int64_t elements = 0, bytes = 0;
+  if (__builtin_mul_overflow(rows - 1, ld, &elements) || __builtin_add_overflow(elements, cols, &elements) ||
+      __builtin_mul_overflow(elements, static_cast<int64_t>(sizeof(float)), &bytes))
+    return -1;
+  return elements;
 }
 
 {{PACKAGE}}_status check(const Gemm& g) {
