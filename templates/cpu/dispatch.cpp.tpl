@@ -12,6 +12,7 @@
 // The direct path (small problems) runs the same micro-kernels on A and B in place.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -172,10 +173,25 @@ int32_t current_threads() {
   return t > 0 ? t : default_threads();
 }
 
-// A small persistent pool: workers sleep on a condition variable between parallel regions; the calling thread
-// runs task 0 itself. One region at a time (callers serialise on run_mutex).
+// Tells the core that this thread is spinning (it frees issue slots for the other hyperthread and saves power).
+inline void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+// A small persistent pool. Between parallel regions a worker first spins for kSpinSeconds, then sleeps on a
+// condition variable: a sleeping worker costs a futex wake-up (several microseconds, more in a VM) on the next
+// region, while a spinning one starts within a cache-line transfer, and GEMM calls tend to come back to back.
+// Task i runs on worker i (the calling thread runs task 0), and a region ends when every worker, busy or not, has
+// acknowledged it: so no worker can still be reading a region's fields when the next region writes them. One
+// region at a time (callers serialise on run_mutex).
 class ThreadPool {
  public:
+  static constexpr double kSpinSeconds = 50e-6;
+
   static ThreadPool& instance() {
     static ThreadPool pool;
     return pool;
@@ -185,54 +201,74 @@ class ThreadPool {
   void run(int64_t count, {{PACKAGE}}_task_fn task, void* context) {
     std::lock_guard<std::mutex> serial(run_mutex_);
     ensure_workers(static_cast<size_t>(count - 1));
+    task_ = task;
+    context_ = context;
+    count_ = count;
+    pending_.store(static_cast<int64_t>(workers_.size()), std::memory_order_relaxed);
     {
+      // Under the mutex, so that a worker between its last check and its wait cannot miss the new generation.
       std::lock_guard<std::mutex> lock(mutex_);
-      task_ = task;
-      context_ = context;
-      count_ = count;
-      next_.store(1, std::memory_order_relaxed);
-      pending_ = count - 1;
-      ++generation_;
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     task(context, 0);
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
+    const auto done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
+    if (!spin_until(done)) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, done);
+    }
   }
 
   ~ThreadPool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
+      stopping_.store(true);
     }
     wake_.notify_all();
     for (auto& w : workers_) w.join();
   }
 
  private:
-  void ensure_workers(size_t wanted) {
-    while (workers_.size() < wanted) workers_.emplace_back([this] { work(); });
+  // Spins until done() holds or kSpinSeconds pass; returns done().
+  template <class Done>
+  static bool spin_until(Done done) {
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+      for (int i = 0; i < 64; ++i) {
+        if (done()) return true;
+        spin_pause();
+      }
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > kSpinSeconds)
+        return done();
+    }
   }
 
-  void work() {
+  void ensure_workers(size_t wanted) {
+    while (workers_.size() < wanted) {
+      const int64_t index = static_cast<int64_t>(workers_.size()) + 1;
+      workers_.emplace_back([this, index] { work(index); });
+    }
+  }
+
+  void work(int64_t index) {
     uint64_t seen = 0;
-    std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
-      seen = generation_;
-      const {{PACKAGE}}_task_fn task = task_;
-      void* context = context_;
-      const int64_t count = count_;
-      lock.unlock();
-      int64_t finished = 0;
-      for (int64_t i = next_.fetch_add(1); i < count; i = next_.fetch_add(1)) {
-        task(context, i);
-        ++finished;
+      const auto started = [&] {
+        return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
+      };
+      if (!spin_until(started)) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, started);
       }
-      lock.lock();
-      pending_ -= finished;
-      if (pending_ == 0) done_.notify_one();
+      if (stopping_.load(std::memory_order_acquire)) return;
+      seen = generation_.load(std::memory_order_acquire);
+      if (index < count_) task_(context_, index);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        // Take the mutex before notifying: the caller checks pending under it, so it either sees zero or is
+        // already waiting.
+        { std::lock_guard<std::mutex> lock(mutex_); }
+        done_.notify_one();
+      }
     }
   }
 
@@ -240,13 +276,13 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
+  // Written by the caller before it publishes a generation (release), read by workers after they see it (acquire).
   {{PACKAGE}}_task_fn task_ = nullptr;
   void* context_ = nullptr;
   int64_t count_ = 0;
-  int64_t pending_ = 0;
-  std::atomic<int64_t> next_{0};
-  uint64_t generation_ = 0;
-  bool stopping_ = false;
+  std::atomic<int64_t> pending_{0};  // workers yet to acknowledge the current region
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> stopping_{false};
 };
 
 void parallel_for(int64_t count, {{PACKAGE}}_task_fn task, void* context) {
