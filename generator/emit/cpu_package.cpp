@@ -12,6 +12,8 @@
 namespace strata {
 namespace {
 
+constexpr const char* kAarch64Toolchain = "cmake/aarch64-linux-gnu-clang.cmake";
+
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   return s;
@@ -49,6 +51,9 @@ void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d, cons
   d->SetValue("B_LAYOUT", layout_text(in.op->b_layout));
   d->SetValue("C_LAYOUT", layout_text(in.op->c_layout));
   d->SetIntValue("MAX_THREADS", 256);
+  const bool arm = in.arch->target == Target::aarch64;
+  d->ShowSection(arm ? "TARGET_AARCH64" : "TARGET_X86_64");
+  d->SetValue("TARGET_CPU", arm ? "AArch64" : "x86-64");
 }
 
 void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
@@ -78,6 +83,9 @@ void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
 }
 
 std::string cpu_check(VectorIsa isa) {
+  // Advanced SIMD is mandatory in every AArch64 CPU that runs a standard (AAPCS64) system, which passes
+  // floating-point values in its registers: there is nothing to ask at run time.
+  if (isa == VectorIsa::neon) return "true /* Advanced SIMD (NEON) is part of every AArch64 CPU */";
   const char* feature = isa == VectorIsa::avx512 ? "avx512f" : "avx2";
   return fmt::format(
       "[] {{ __builtin_cpu_init(); return __builtin_cpu_supports(\"{}\") && __builtin_cpu_supports(\"fma\"); }}()",
@@ -87,18 +95,28 @@ std::string cpu_check(VectorIsa isa) {
 }  // namespace
 
 void check_cpu_support(const Arch& arch, const Op& op) {
-  if (arch.target != Target::x86_64 || (arch.isa.vector != VectorIsa::avx2 && arch.isa.vector != VectorIsa::avx512))
-    throw Error({arch.file, 0, 0}, fmt::format("the x86 package backend emits AVX2 and AVX-512 kernels; architecture "
-                                               "'{}' is target {} with vector {}",
-                                               arch.name, to_string(arch.target), to_string(arch.isa.vector)));
+  const bool x86 =
+      arch.target == Target::x86_64 && (arch.isa.vector == VectorIsa::avx2 || arch.isa.vector == VectorIsa::avx512);
+  const bool arm = arch.target == Target::aarch64 && arch.isa.vector == VectorIsa::neon;
+  if (!x86 && !arm)
+    throw Error({arch.file, 0, 0},
+                fmt::format("the CPU package backend emits AVX2 and AVX-512 kernels for x86_64 and "
+                            "NEON kernels for aarch64; architecture '{}' is target {} with vector {}",
+                            arch.name, to_string(arch.target), to_string(arch.isa.vector)));
+  // x86 has no FMA that takes one operand from a lane of a register, so a descriptor asking for it is wrong.
+  if (x86 && arch.isa.fma_broadcast != Broadcast::memory)
+    throw Error({arch.file, 0, 0},
+                fmt::format("architecture '{}': isa.fma_broadcast must be memory for {} (x86 has no "
+                            "FMA by element); it is {}",
+                            arch.name, to_string(arch.isa.vector), to_string(arch.isa.fma_broadcast)));
   if (op.kind != OpKind::gemm || op.a_type != DataType::f32 || op.c_type != DataType::f32)
     throw Error({op.file, 0, 0},
-                fmt::format("the x86 package backend emits fp32 GEMM; operator '{}' is {} with {} "
+                fmt::format("the CPU package backend emits fp32 GEMM; operator '{}' is {} with {} "
                             "inputs and {} output",
                             op.name, to_string(op.kind), to_string(op.a_type), to_string(op.c_type)));
   if (op.a_layout != Layout::row_major || op.b_layout != Layout::row_major || op.c_layout != Layout::row_major)
     throw Error({op.file, 0, 0},
-                fmt::format("the x86 package backend emits row-major A, B and C so far; operator "
+                fmt::format("the CPU package backend emits row-major A, B and C so far; operator "
                             "'{}' declares a: {}, b: {}, c: {}",
                             op.name, to_string(op.a_layout), to_string(op.b_layout), to_string(op.c_layout)));
 }
@@ -111,6 +129,7 @@ UkernelSpec ukernel_for(const Arch& arch, const Op& op, const Candidate& level0)
   u.nr = static_cast<int>(level0.tile[1]);
   u.ku = static_cast<int>(level0.tile[2]);
   u.vector_registers = arch.isa.vector_registers;
+  u.broadcast = arch.isa.fma_broadcast;
   return u;
 }
 
@@ -157,7 +176,7 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
     file->SetValue("FILE", "src/kernels/" + name + ".cpp");
     std::string flags;
     for (const auto& f : u.compile_flags()) flags += (flags.empty() ? "" : ";") + f;
-    file->SetValue("FLAGS", flags);
+    if (!flags.empty()) file->AddSectionDictionary("HAS_FLAGS")->SetValue("FLAGS", flags);
   }
   for (size_t id = 0; id < sel.kernels.size(); ++id) {
     const SelectedKernel& k = sel.kernels[id];
@@ -226,6 +245,13 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
   files["test/selftest.cpp"] = header(CommentStyle::cpp, {"cpu/selftest.cpp.tpl"}) + selftest;
   const std::string bench = renderer.render("cpu/bench.cpp.tpl", dict);
   files["bench/bench.cpp"] = header(CommentStyle::cpp, {"cpu/bench.cpp.tpl"}) + bench;
+  if (in.arch->target == Target::aarch64) {
+    // A toolchain file for the ordinary cross build (clang + lld against the distribution's arm64 sysroot, tests
+    // under qemu-aarch64): the package's CMakeLists.txt itself stays target-neutral.
+    const std::string toolchain = renderer.render("cpu/aarch64-linux-gnu-clang.cmake.tpl", dict);
+    files[kAarch64Toolchain] = header(CommentStyle::hash, {"cpu/aarch64-linux-gnu-clang.cmake.tpl"}) + toolchain;
+    dict.SetValue("TOOLCHAIN_FILE", kAarch64Toolchain);
+  }
   const std::string readme = renderer.render("cpu/README.md.tpl", dict);
   files["README.md"] = header(CommentStyle::markdown, {"cpu/README.md.tpl"}) + readme;
   if (in.records) files["profile_records.yaml"] = header(CommentStyle::hash, {}) + in.records_yaml;

@@ -1,4 +1,5 @@
-// Renders the x86-64 (AVX-512 / AVX2) fp32 GEMM package: every file of DESIGN.md's package layout, in memory.
+// Renders the CPU fp32 GEMM package (x86-64 AVX-512 / AVX2, AArch64 NEON): every file of DESIGN.md's package layout,
+// in memory.
 #pragma once
 
 #include <map>
@@ -36,7 +37,7 @@ UkernelSpec ukernel_for(const Arch& arch, const Op& op, const Candidate& level0)
 std::vector<double> level0_seconds_from(const Arch& arch, const Op& op, const SieveResult& sieve,
                                         const ProfileRecords& records);
 
-// Checks that this backend can emit `op` for `arch` (x86-64, AVX2/AVX-512, fp32, row-major C and B).
+// Checks that this backend can emit `op` for `arch` (x86-64 AVX2/AVX-512 or AArch64 NEON, fp32, row-major A, B, C).
 void check_cpu_support(const Arch& arch, const Op& op);
 
 }  // namespace strata

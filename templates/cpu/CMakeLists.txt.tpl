@@ -39,12 +39,15 @@ if({{PACKAGE_UPPER}}_WERROR)
   list(APPEND _warnings -Werror)
 endif()
 
-# Each kernel file is compiled for its instruction set; nothing else is, so dispatch.cpp runs on any x86-64 CPU
+{{#TARGET_X86_64}}# Each kernel file is compiled for its instruction set; nothing else is, so dispatch.cpp runs on any x86-64 CPU
 # and can check at run time whether the kernels may be called.
-set(_kernel_sources)
+{{/TARGET_X86_64}}{{#TARGET_AARCH64}}# The kernels use Advanced SIMD (NEON), which is part of the AArch64 baseline every compiler targets by default, so
+# no file needs an -march or -mcpu flag and any AArch64 C++17 compiler builds the package. To cross-compile, pass a
+# toolchain file, for example cmake/aarch64-linux-gnu-clang.cmake (see README.md).
+{{/TARGET_AARCH64}}set(_kernel_sources)
 {{#KERNEL_FILE}}list(APPEND _kernel_sources {{FILE}})
-set_source_files_properties({{FILE}} PROPERTIES COMPILE_OPTIONS "{{FLAGS}}")
-{{/KERNEL_FILE}}
+{{#HAS_FLAGS}}set_source_files_properties({{FILE}} PROPERTIES COMPILE_OPTIONS "{{FLAGS}}")
+{{/HAS_FLAGS}}{{/KERNEL_FILE}}
 # Static unless BUILD_SHARED_LIBS says otherwise.
 add_library({{PACKAGE}} src/dispatch.cpp ${_kernel_sources})
 add_library({{PACKAGE}}::{{PACKAGE}} ALIAS {{PACKAGE}})

@@ -28,10 +28,14 @@ ctest --test-dir build
 ```
 
 The build type defaults to `Release`. `ctest --test-dir` needs CMake 3.20; with an older CMake run `ctest` inside
-`build`. The kernels need a CPU with {{ISA_NAME}}; the rest of the library runs on any x86-64 CPU and checks at run
+`build`. {{#TARGET_X86_64}}The kernels need a CPU with {{ISA_NAME}}; the rest of the library runs on any x86-64 CPU and checks at run
 time, so a program linked with {{PACKAGE}} still starts elsewhere and gets `{{PACKAGE_UPPER}}_UNSUPPORTED_CPU`
 from its calls. The build itself does not need such a CPU.
-
+{{/TARGET_X86_64}}{{#TARGET_AARCH64}}The kernels use {{ISA_NAME}} (Advanced SIMD), which every AArch64 CPU has, so the
+package builds with any AArch64 C++17 compiler and needs no `-march` or `-mcpu` flag, and it runs on any AArch64 CPU.
+The tile sizes and cache blocking were chosen for `{{ARCH_NAME}}`; elsewhere the package is correct but may be
+slower. To build on an x86-64 machine and test under an emulator, see [Cross-compiling](#cross-compiling).
+{{/TARGET_AARCH64}}
 Options:
 
 | Option | Default | Effect |
@@ -137,7 +141,28 @@ limit before asking for the size.
 
 ## Cross-compiling
 
-The CMake files do not name a compiler, so a toolchain file works as usual:
+{{#TARGET_AARCH64}}The package ships a toolchain file for clang and lld on a Debian or Ubuntu x86-64 machine, `{{TOOLCHAIN_FILE}}`.
+It uses the distribution's arm64 cross libraries and runs the selftest under `qemu-aarch64`:
+
+```sh
+sudo apt-get install clang lld qemu-user libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross libgcc-12-dev-arm64-cross
+cmake -S . -B build-aarch64 -DCMAKE_TOOLCHAIN_FILE={{TOOLCHAIN_FILE}}
+cmake --build build-aarch64
+ctest --test-dir build-aarch64 --output-on-failure     # the selftest, run by qemu-aarch64
+```
+
+Under an emulator the full selftest takes minutes; `build-aarch64/{{PACKAGE}}_selftest --quick` (run through
+`qemu-aarch64 -L /usr/aarch64-linux-gnu`) checks the same edges on fewer shapes. Timings under an emulator mean
+nothing: run the benchmark on the target. Any other toolchain file works too, since the CMake files name no
+compiler, for example GCC's:
+
+```cmake
+# aarch64-linux-gcc.cmake
+set(CMAKE_SYSTEM_NAME Linux)
+set(CMAKE_SYSTEM_PROCESSOR aarch64)
+set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
+```
+{{/TARGET_AARCH64}}{{#TARGET_X86_64}}The CMake files do not name a compiler, so a toolchain file works as usual:
 
 ```cmake
 # x86_64-linux.cmake
@@ -152,7 +177,7 @@ cmake --build build-cross
 ```
 
 The compiler must accept GCC-style flags (`-m...`); GCC and Clang do. Run the selftest on the target machine.
-
+{{/TARGET_X86_64}}
 ## Selftest
 
 `{{PACKAGE}}_selftest` (run by `ctest`, or directly as `build/{{PACKAGE}}_selftest`) uses only the public API. It
@@ -161,9 +186,11 @@ register tile and cache blocks, with tight and padded leading dimensions and sev
 (including `beta = 0` over a `C` full of NaN), and compares with a double-precision reference. It also checks that
 nothing outside `C` is written, that bad arguments get their documented status, the workspace variant and the
 parallel-for hook. It prints one line per failure and ends with `selftest: N passed, M failed`; the exit status is
-0 only when nothing failed. On a CPU without {{ISA_NAME}} it prints `selftest: skipped: ...` and exits 0, and
+0 only when nothing failed. {{#TARGET_X86_64}}On a CPU without {{ISA_NAME}} it prints `selftest: skipped: ...` and exits 0, and
 CTest reports the test as skipped.
-
+{{/TARGET_X86_64}}{{#TARGET_AARCH64}}`--quick` tests fewer shapes around the same boundaries, for slow runs such as
+under an emulator.
+{{/TARGET_AARCH64}}
 ## Benchmark
 
 ```sh

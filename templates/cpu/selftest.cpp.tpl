@@ -7,6 +7,7 @@
 // ldc) must stay untouched.
 //
 // Prints one line per failure (at most 20) and ends with "selftest: N passed, M failed"; exits 0 iff M is 0.
+// `--quick` crosses the same boundaries with fewer calls (for slow runs, such as under an emulator).
 // On a CPU without {{ISA_NAME}} it prints a skip line and exits 0, since there is nothing it could test.
 
 #include "{{PACKAGE}}.h"
@@ -43,6 +44,10 @@ constexpr Status kUnsupportedCpu = {{PACKAGE_UPPER}}_UNSUPPORTED_CPU;
 constexpr int kMaxPrinted = 20;
 // Shapes above this many multiply-adds are left out: they add run time, not coverage.
 constexpr double kMaxWork = 4e7;
+// With --quick: edge shapes up to this many multiply-adds, larger fixed shapes through the dispatcher only, and one
+// alpha/beta and layout combination per call.
+constexpr double kQuickMaxWork = 4e6;
+bool g_quick = false;
 // Shapes up to this size (and C up to this many elements) get every layout and alpha/beta combination; larger
 // ones get one each, since checking C costs as much as computing it when K is small.
 constexpr double kSmallWork = 1e5;
@@ -570,7 +575,7 @@ void AddEdgeShapes(const std::vector<int64_t>& sizes, size_t kernel_slot, size_t
     for (int64_t b1 : {1, 7, 33}) {
       for (int64_t b2 : {1, 7, 33}) {
         for (const Shape& s : {Shape{v, b1, b2}, Shape{b1, v, b2}, Shape{b1, b2, v}}) {
-          if (Work(s) > kMaxWork) continue;
+          if (Work(s) > (g_quick ? kQuickMaxWork : kMaxWork)) continue;
           std::vector<bool>& users = shapes[s];
           users.resize(slots, false);
           users[kernel_slot] = true;
@@ -607,14 +612,17 @@ void CheckShapes(Tally& tally) {
   // The last one spans several level-2 tiles along every axis, so that blocks reused across tiles are exercised.
   for (const Shape& s : {Shape{64, 64, 64}, Shape{100, 100, 100}, Shape{257, 257, 257}, Shape{300, 200, 500},
                          Shape{530, 610, 290}}) {
-    shapes[s].assign(slots, true);
+    // Under --quick the large ones go through the dispatcher and the workspace variant only: forcing every kernel
+    // on them is most of the full run's time.
+    shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);
   }
 
   uint64_t shape_index = 0;
   for (const auto& entry : shapes) {
     const Shape& shape = entry.first;
     const Problem problem = MakeProblem(shape, shape_index + 1);
-    const bool small = Work(shape) <= kSmallWork && static_cast<double>(shape[0] * shape[1]) <= kSmallOutput;
+    const bool small =
+        !g_quick && Work(shape) <= kSmallWork && static_cast<double>(shape[0] * shape[1]) <= kSmallOutput;
     const std::vector<Operands> operands = OperandsFor(problem);
 
     std::vector<Caller> callers = {Caller{Entry::kDispatch, 0}};
@@ -715,7 +723,15 @@ void CheckHostParallelFor(Tally& tally) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      g_quick = true;
+    } else {
+      std::printf("usage: %s [--quick]\n", argv[0]);
+      return 2;
+    }
+  }
   // The first call decides whether this CPU can run the package at all.
   const float one = 1.0f;
   float c = kNaN;

@@ -1,10 +1,15 @@
 // Micro-kernel {{NAME}}: a {{MR}} x {{NR}} register tile ({{MR}} rows x {{NV}} {{ISA_NAME}} vectors of {{LANES}} floats), k unrolled
-// {{KU}} times. Each k step broadcasts one element of A per row and multiplies it into {{NV}} vectors of B: {{ACCUMULATORS}}
+{{#MEMORY_BROADCAST}}// {{KU}} times. Each k step broadcasts one element of A per row and multiplies it into {{NV}} vectors of B: {{ACCUMULATORS}}
 // accumulators + {{NV}} B registers + 1 broadcast register = {{REGISTERS}} of {{VECTOR_REGISTERS}} vector registers.
-//
+{{/MEMORY_BROADCAST}}{{#LANE_BROADCAST}}// {{KU}} times. In a packed tile the {{MR}} A elements of a k step are contiguous (a[p * {{MR}} + r]): each k step loads
+// them as {{A_VECTORS}} vectors and multiplies lane r into row r's {{NV}} vectors of B with vfmaq_laneq_f32 (FMLA by element),
+// with no broadcast instructions: {{ACCUMULATORS}} accumulators + {{NV}} B registers + {{A_VECTORS}} A registers = {{REGISTERS}} of {{VECTOR_REGISTERS}}
+// vector registers. A direct tile reads A in place, where a column of A is strided, so it broadcasts one element
+// per row with vld1q_dup_f32 (LD1R) instead.
+{{/LANE_BROADCAST}}//
 // Edges cost no padding work: tile<kRows, kVecs> is instantiated for every row count 1..{{MR}} and vector count
 // 1..{{NV}}, and the last vector of each row is masked to the tile's columns.
-#include <immintrin.h>
+#include <{{ISA_HEADER}}>
 
 #include <cstdint>
 
@@ -41,7 +46,37 @@ inline Mask lane_mask(int lanes) {
 }
 inline Vec vload_masked(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
 inline void vstore_masked(float* p, Mask m, Vec v) { _mm256_maskstore_ps(p, m, v); }
-{{/AVX2}}
+{{/AVX2}}{{#NEON}}using Vec = float32x4_t;
+// NEON has no masked loads or stores, so a mask is the number of active lanes, and a partial vector moves lane by lane.
+// Only the last vector of a row at the right edge of a tile is ever partial; full vectors take the single branch.
+using Mask = int;
+constexpr int kLanes = 4;
+
+inline Vec vzero() { return vdupq_n_f32(0.0f); }
+inline Vec vload(const float* p) { return vld1q_f32(p); }
+inline Vec vbroadcast(const float* p) { return vld1q_dup_f32(p); }
+inline Vec vset1(float x) { return vdupq_n_f32(x); }
+inline Vec vfma(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }
+inline Vec vmul(Vec a, Vec b) { return vmulq_f32(a, b); }
+inline Mask lane_mask(int lanes) { return lanes; }
+inline Vec vload_masked(const float* p, Mask m) {
+  if (m >= kLanes) return vld1q_f32(p);
+  Vec v = vzero();
+  if (m > 0) v = vld1q_lane_f32(p, v, 0);
+  if (m > 1) v = vld1q_lane_f32(p + 1, v, 1);
+  if (m > 2) v = vld1q_lane_f32(p + 2, v, 2);
+  return v;
+}
+inline void vstore_masked(float* p, Mask m, Vec v) {
+  if (m >= kLanes) {
+    vst1q_f32(p, v);
+    return;
+  }
+  if (m > 0) vst1q_lane_f32(p, v, 0);
+  if (m > 1) vst1q_lane_f32(p + 1, v, 1);
+  if (m > 2) vst1q_lane_f32(p + 2, v, 2);
+}
+{{/NEON}}
 // C[row] = alpha * acc + beta * C[row] for the vectors of one row; `last` masks the final vector.
 template <int kVecs>
 inline void store_row(float* c, const Vec* acc, Vec alpha, float beta, Mask full, Mask last) {
@@ -82,7 +117,7 @@ void tile(const TileArgs& t) {
 {{#ROW}}{{#VEC}}  Vec c{{R}}_{{V}} = vzero();
 {{/VEC}}{{/ROW}}
   int64_t p = 0;
-  for (; p + {{KU}} <= t.k; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
+{{#MEMORY_BROADCAST}}  for (; p + {{KU}} <= t.k; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
 {{#UNROLL}}    {
 {{#VEC}}      const Vec b{{V}} = kVecs > {{V}} ? load_b<kPacked, kVecs == {{V1}}>(b + {{U}} * b_rs + {{V}} * kLanes, last) : vzero();
 {{/VEC}}{{#ROW}}      if constexpr (kRows > {{R}}) {
@@ -98,7 +133,40 @@ void tile(const TileArgs& t) {
 {{#VEC}}      {{VEC_GUARD}}c{{R}}_{{V}} = vfma(a{{R}}, b{{V}}, c{{R}}_{{V}});
 {{/VEC}}    }
 {{/ROW}}  }
-  const Vec alpha = vset1(t.alpha);
+{{/MEMORY_BROADCAST}}{{#LANE_BROADCAST}}  // Packed: one k step's A elements are loaded as {{A_GROUP_LIST}}.
+{{#A_OVERLAP}}  // The last vector overlaps the one before it, so that it ends at the panel's last row instead of reading past it.
+{{/A_OVERLAP}}  // An edge tile (kRows < {{MR}}) loads only the vectors holding its rows, and never multiplies the lanes past them.
+  for (; p + {{KU}} <= t.k; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
+{{#UNROLL}}    {
+{{#VEC}}      const Vec b{{V}} = kVecs > {{V}} ? load_b<kPacked, kVecs == {{V1}}>(b + {{U}} * b_rs + {{V}} * kLanes, last) : vzero();
+{{/VEC}}      if constexpr (kPacked) {
+{{#A_GROUP}}        const Vec a{{G}} = kRows > {{FIRST}} ? vload(a + {{OFFSET}} + {{U}} * a_cs) : vzero();
+{{/A_GROUP}}{{#ROW}}        if constexpr (kRows > {{R}}) {
+{{#VEC}}          {{VEC_GUARD}}c{{R}}_{{V}} = vfmaq_laneq_f32(c{{R}}_{{V}}, b{{V}}, a{{G}}, {{LANE}});
+{{/VEC}}        }
+{{/ROW}}      } else {
+{{#ROW}}        if constexpr (kRows > {{R}}) {
+          const Vec a{{R}} = vbroadcast(a + {{R}} * a_rs + {{U}} * a_cs);
+{{#VEC}}          {{VEC_GUARD}}c{{R}}_{{V}} = vfma(a{{R}}, b{{V}}, c{{R}}_{{V}});
+{{/VEC}}        }
+{{/ROW}}      }
+    }
+{{/UNROLL}}  }
+  for (; p < t.k; ++p, a += a_cs, b += b_rs) {
+{{#VEC}}    const Vec b{{V}} = kVecs > {{V}} ? load_b<kPacked, kVecs == {{V1}}>(b + {{V}} * kLanes, last) : vzero();
+{{/VEC}}    if constexpr (kPacked) {
+{{#A_GROUP}}      const Vec a{{G}} = kRows > {{FIRST}} ? vload(a + {{OFFSET}}) : vzero();
+{{/A_GROUP}}{{#ROW}}      if constexpr (kRows > {{R}}) {
+{{#VEC}}        {{VEC_GUARD}}c{{R}}_{{V}} = vfmaq_laneq_f32(c{{R}}_{{V}}, b{{V}}, a{{G}}, {{LANE}});
+{{/VEC}}      }
+{{/ROW}}    } else {
+{{#ROW}}      if constexpr (kRows > {{R}}) {
+        const Vec a{{R}} = vbroadcast(a + {{R}} * a_rs);
+{{#VEC}}        {{VEC_GUARD}}c{{R}}_{{V}} = vfma(a{{R}}, b{{V}}, c{{R}}_{{V}});
+{{/VEC}}      }
+{{/ROW}}    }
+  }
+{{/LANE_BROADCAST}}  const Vec alpha = vset1(t.alpha);
   const Mask full = lane_mask(kLanes);
 {{#ROW}}  if constexpr (kRows > {{R}}) {
     const Vec acc[] = { {{#VEC}}c{{R}}_{{V}}{{#VEC_separator}}, {{/VEC_separator}}{{/VEC}} };
@@ -149,7 +217,7 @@ void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, f
   int64_t j0 = 0;
   for (; j0 + {{NR}} <= cols; j0 += {{NR}}, out += depth * {{NR}})
     for (int64_t p = 0; p < depth; ++p)
-      for (int v = 0; v < {{NV}}; ++v) _{{VPREFIX}}_storeu_ps(out + p * {{NR}} + v * kLanes, vload(b + p * ldb + j0 + v * kLanes));
+      for (int v = 0; v < {{NV}}; ++v) {{VSTORE}}(out + p * {{NR}} + v * kLanes, vload(b + p * ldb + j0 + v * kLanes));
   if (j0 < cols) {
     const int64_t w = cols - j0;
     for (int64_t p = 0; p < depth; ++p)
