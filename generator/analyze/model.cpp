@@ -104,6 +104,27 @@ strata_model::Tiling unroll_tiling(const SieveResult& sieve, const SubTilings& b
   return tiling;
 }
 
+strata_model::Estimate estimate_whole(const strata_model::Machine& machine, const strata_model::Tiling& t,
+                                      const int64_t shape[kNumAxes], int whole_levels) {
+  if (strata_model::empty_problem(shape)) {
+    strata_model::Estimate e{};
+    e.total_s = machine.launch_s;
+    return e;
+  }
+  int64_t tiles[strata_model::kMaxLevels][kNumAxes] = {};
+  for (int l = machine.num_levels - 1; l >= 0; --l)
+    for (int a = 0; a < kNumAxes; ++a) {
+      if (l < whole_levels) {
+        tiles[l][a] = t.tile[l][a];
+        continue;
+      }
+      const int64_t above = l == machine.num_levels - 1 ? shape[a] : tiles[l + 1][a];
+      const int64_t unit = whole_levels > 0 ? t.tile[whole_levels - 1][a] : 1;
+      tiles[l][a] = std::min(t.tile[l][a], strata_model::ceil_div(above, unit) * unit);
+    }
+  return strata_model::estimate_tiles(machine, tiles, t.l0_measured_s, shape);
+}
+
 std::vector<RankedTiling> rank_tilings(const strata_model::Machine& machine, const SieveResult& sieve,
                                        const std::array<int64_t, kNumAxes>& shape, size_t count,
                                        const std::vector<double>& level0_seconds) {

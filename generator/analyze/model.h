@@ -36,6 +36,14 @@ SubTilings best_sub_tilings(const strata_model::Machine& machine, const SieveRes
 strata_model::Tiling unroll_tiling(const SieveResult& sieve, const SubTilings& best, int top, std::vector<int>* chain,
                                    const std::vector<double>& level0_seconds = {});
 
+// The model for kernels whose tiles do not shrink at the edges of the problem (GPU thread blocks): a block whose
+// tile hangs over the edge still runs every warp's full MMA or FMA tile on zero-filled rows, and only whole blocks
+// are launched. Levels below `whole_levels` keep their full tiles (Helix's padded reading); the levels above are
+// clamped to the problem rounded up to whole tiles of level whole_levels - 1. The CUDA package's dispatcher
+// (templates/cuda/dispatch.cpp.tpl, estimate_blocks) evaluates the same formula with whole_levels = 2.
+strata_model::Estimate estimate_whole(const strata_model::Machine& machine, const strata_model::Tiling& t,
+                                      const int64_t shape[kNumAxes], int whole_levels);
+
 // The best `count` tilings for `shape` (m, n, k), fastest first. Shape-independent parts are solved once per
 // candidate by dynamic programming over the cross-layer map: the best way to build a level-L tile is the best
 // of its children, since a tile's execution time only grows with its sub-tile's.

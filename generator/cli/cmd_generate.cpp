@@ -104,6 +104,7 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
   SelectOptions so;
   so.max_kernels = o.max_kernels;
   so.level0_allowed = emittable_level0(arch, op, sieve);
+  if (arch.is_gpu()) so.whole_levels = 2;  // thread blocks run whole warp and block tiles, even at the edges
   const Selection selection = select_kernels(sieve, machine, level0_seconds, so);
 
   PackageInputs in;

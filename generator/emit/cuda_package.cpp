@@ -47,6 +47,7 @@ struct UnitKernels {
   const SieveResult* sieve = nullptr;
   strata_model::Machine machine{};
   const Selection* selection = nullptr;
+  int64_t grid_max_m = 8192;  // the selection grid's largest M
 };
 
 // A kernel of the package, with everything its templates and the manifest need. The formulas for threads and
@@ -249,9 +250,9 @@ std::string render_cuda_manifest(const PackageInputs& in, const std::vector<Unit
   y += fmt::format("arch: {{name: {}, sha256: {}}}\n", arch.name, arch.content_sha);
   y += fmt::format("op: {{name: {}, sha256: {}}}\n", op.name, op.content_sha);
   y += fmt::format(
-      "target: {{arch: cuda, sm: {}, sms: {}, registers_per_thread_max: {}, "
+      "target: {{arch: cuda, sm: {}, sms: {}, registers_per_thread_max: {}, registers_per_sm: {}, "
       "shared_memory_per_block_bytes: {}}}\n",
-      arch.isa.sm, arch.levels.back().parallel_units, arch.isa.registers_per_thread_max,
+      arch.isa.sm, arch.levels.back().parallel_units, arch.isa.registers_per_thread_max, arch.isa.registers_per_sm,
       arch.isa.shared_memory_per_block_bytes);
   y += "templates:\n";
   for (const auto& [name, sha] : templates) y += fmt::format("  {}: {}\n", name, sha);
@@ -267,6 +268,7 @@ std::string render_cuda_manifest(const PackageInputs& in, const std::vector<Unit
   y += "  units:\n";
   for (const UnitKernels& u : units) {
     y += fmt::format("    - unit: {}\n", unit_name(u.unit));
+    y += fmt::format("      grid_max_m: {}\n", u.grid_max_m);
     y += fmt::format("      grid_shapes: {}\n", u.selection->grid_shapes);
     y += fmt::format("      geomean_vs_unrestricted: {:.4f}\n", u.selection->geomean_vs_unrestricted);
     y += "      level0_pool:\n";
@@ -300,6 +302,8 @@ std::string render_cuda_manifest(const PackageInputs& in, const std::vector<Unit
   return y;
 }
 
+constexpr int64_t kPartnerMaxM = 16;  // one m16 MMA tile: below this the Tensor Cores compute padding
+
 // The CUDA-core kernels an f16 package adds beside its Tensor Core kernels: the same sieve and selection, over a
 // copy of the descriptor whose CUDA-core unit reads the op's input type (the kernels widen f16 to f32 as it
 // leaves shared memory and run FMA at the fp32 peak the descriptor gives).
@@ -325,7 +329,11 @@ Partner cuda_core_partner(const Arch& arch, const Op& op) {
   p.sieve = run_sieve(p.arch, op).at(0);
   p.machine = make_machine(p.arch, op, p.sieve);
   SelectOptions so;
-  so.max_kernels = 2;  // partners for skinny shapes, not a second full kernel set
+  // Partners for the shapes where Tensor Cores idle (Helix, Figure 12: tiny M), not a second full kernel set:
+  // selected over the grid's shapes with at most 16 rows, one m16 MMA tile.
+  so.max_kernels = 2;
+  so.grid_max_m = kPartnerMaxM;
+  so.whole_levels = 2;
   so.level0_allowed = cuda_emittable_level0(p.arch, op, p.sieve);
   p.selection = select_kernels(p.sieve, p.machine, {}, so);
   return p;
@@ -401,7 +409,8 @@ std::map<std::string, std::string> render_cuda_package(const PackageInputs& in, 
   Partner partner;
   if (in.sieve->unit == ComputeUnit::tensor_core) {
     partner = cuda_core_partner(arch, op);
-    units.push_back(UnitKernels{ComputeUnit::cuda_core, &partner.sieve, partner.machine, &partner.selection});
+    units.push_back(
+        UnitKernels{ComputeUnit::cuda_core, &partner.sieve, partner.machine, &partner.selection, kPartnerMaxM});
   }
   std::vector<CudaKernel> kernels;
   for (size_t u = 0; u < units.size(); ++u)

@@ -57,7 +57,8 @@ void parallel_ranges(size_t count, Body body) {
 }
 
 double problem_time(const strata_model::Machine& machine, const strata_model::Tiling& t,
-                    const std::array<int64_t, kNumAxes>& shape) {
+                    const std::array<int64_t, kNumAxes>& shape, int whole_levels) {
+  if (whole_levels > 0) return estimate_whole(machine, t, shape.data(), whole_levels).total_s;
   return strata_model::estimate(machine, t, shape.data()).total_s;
 }
 
@@ -84,8 +85,9 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
   const size_t top_level = sieve.levels.size() - 1;
   const auto& top = sieve.levels[top_level].candidates;
   const std::vector<int64_t> axis = shape_grid_axis(8192);
+  const std::vector<int64_t> m_axis = shape_grid_axis(options.grid_max_m);
   std::vector<std::array<int64_t, kNumAxes>> grid;
-  for (int64_t m : axis)
+  for (int64_t m : m_axis)
     for (int64_t n : axis)
       for (int64_t k : axis) grid.push_back({m, n, k});
   sel.grid_shapes = static_cast<int64_t>(grid.size());
@@ -96,8 +98,11 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
   std::vector<int64_t> coarse_axis;
   for (int64_t v : axis)
     if ((v & (v - 1)) == 0) coarse_axis.push_back(v);
+  std::vector<int64_t> coarse_m_axis;
+  for (int64_t v : m_axis)
+    if ((v & (v - 1)) == 0) coarse_m_axis.push_back(v);
   std::vector<std::array<int64_t, kNumAxes>> coarse;
-  for (int64_t m : coarse_axis)
+  for (int64_t m : coarse_m_axis)
     for (int64_t n : coarse_axis)
       for (int64_t k : coarse_axis) coarse.push_back({m, n, k});
   // Scanning is independent per shape: spread it over the cores, then merge in shape order (deterministic).
@@ -142,7 +147,8 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
   for (size_t w = 0; w < winners.size(); ++w)
     tilings[w] = unroll_tiling(sieve, best, winners[w], &chains[w], level0_seconds);
   parallel_ranges(winners.size(), [&](size_t w) {
-    for (size_t s = 0; s < grid.size(); ++s) times[w][s] = problem_time(machine, tilings[w], grid[s]);
+    for (size_t s = 0; s < grid.size(); ++s)
+      times[w][s] = problem_time(machine, tilings[w], grid[s], options.whole_levels);
   });
   for (size_t w = 0; w < winners.size(); ++w)
     for (size_t s = 0; s < grid.size(); ++s) best_any[s] = std::min(best_any[s], times[w][s]);

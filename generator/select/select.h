@@ -40,6 +40,12 @@ struct SelectOptions {
   // When not empty, level-0 candidate i may be used only if level0_allowed[i]: a backend whose templates emit a
   // subset of what the sieve keeps (e.g. only one MMA instruction shape) restricts selection to that subset.
   std::vector<bool> level0_allowed;
+  // The grid's M axis stops here (default: the full 8192). A backend choosing partner kernels for shapes with few
+  // rows selects over that corner of the grid only.
+  int64_t grid_max_m = 8192;
+  // 0: grid shapes are timed with strata_model::estimate() (tiles shrink at the edges, as CPU micro-kernels do);
+  // L > 0: with estimate_whole(..., L), for kernels whose levels below L always run whole tiles (GPU blocks).
+  int whole_levels = 0;
 };
 
 // level0_seconds: per level-0 candidate, the profiled time of one tile (0 = modelled).

@@ -11,6 +11,7 @@ const std::vector<TargetEntry>& verify_targets() {
   static const std::vector<TargetEntry> table = {
       {"x86_64", &x86_64_configs},
       {"aarch64", &aarch64_configs},
+      {"cuda", &cuda_configs},
   };
   return table;
 }

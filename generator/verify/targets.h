@@ -59,6 +59,9 @@ const std::vector<TargetEntry>& verify_targets();
 std::vector<BuildConfig> x86_64_configs(const PackageInfo& package);
 std::vector<BuildConfig> aarch64_configs(const PackageInfo& package);
 
+// targets_cuda.cpp
+std::vector<BuildConfig> cuda_configs(const PackageInfo& package);
+
 // Whether `program` is on PATH (or, containing a slash, is an executable file).
 bool program_exists(const std::string& program);
 

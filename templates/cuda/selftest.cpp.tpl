@@ -29,7 +29,7 @@ int g_checks = 0;
 void expect(bool ok, const std::string& what) {
   ++g_checks;
   if (ok) return;
-  if (++g_failures <= 20) std::printf("FAIL: %s\n", what.c_str());
+  if (++g_failures <= 20) std::printf("FAIL %s\n", what.c_str());
 }
 
 std::string status_text({{PACKAGE}}_status s) { return {{PACKAGE}}_status_string(s); }
@@ -263,9 +263,13 @@ int main() {
   check_arguments();
   std::string why;
   if (!usable_device(&why)) {
-    std::printf("%d argument and plan checks, %d failed\n", g_checks, g_failures);
-    if (g_failures) return 1;
-    std::printf("selftest: skipped: %s, so no kernel ran\n", why.c_str());
+    if (g_failures) {
+      std::printf("selftest: %d passed, %d failed (argument and plan checks; %s)\n", g_checks - g_failures,
+                  g_failures, why.c_str());
+      return 1;
+    }
+    std::printf("selftest: skipped: %s, so no kernel ran (%d argument and plan checks passed)\n", why.c_str(),
+                g_checks);
     return 0;
   }
   std::mt19937 rng(12345);
@@ -296,6 +300,6 @@ int main() {
       }
     }
   }
-  std::printf("%d checks, %d failed\n", g_checks, g_failures);
+  std::printf("selftest: %d passed, %d failed\n", g_checks - g_failures, g_failures);
   return g_failures == 0 ? 0 : 1;
 }

@@ -1,0 +1,280 @@
+// The CUDA backend: generation, and what can be verified without a GPU. Every emitted CUDA package is compiled
+// with nvcc for sm_80 and sm_90 and its ptxas reports are checked against the descriptor (no spills, registers and
+// shared memory within limits); its host code compiles with warnings as errors, and its self-test links and runs
+// (on a machine without a GPU it checks arguments and plans, then reports itself skipped). The kernels' numerical
+// checks and the cuBLAS comparison need a GPU and are not run here.
+//
+// These tests need nvcc. Without it they fail and say so: a CUDA backend that was never compiled is not tested.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "emit/cuda_package.h"
+#include "spec/arch_loader.h"
+#include "spec/op_loader.h"
+#include "test_util.h"
+#include "verify/ptxas_check.h"
+#include "verify/targets.h"
+
+using namespace strata;
+using namespace strata::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Example {
+  const char* arch;
+  const char* op;
+};
+constexpr Example kExamples[] = {{"a100", "hgemm_tc"}, {"a100", "sgemm"}, {"h100", "hgemm_tc"}, {"h100", "sgemm"}};
+
+// The same options as the CUDA lines of emitted_examples/commands.txt.
+std::string generate(const ScratchDir& dir, const Example& e) {
+  const std::string out = dir.path() + "/strata_" + e.op + "_" + e.arch;
+  const RunResult r = run_strata(std::string("generate --arch archs/") + e.arch + ".yaml --op ops/" + e.op +
+                                     ".yaml --no-profile --max-kernels 4 -o " + out,
+                                 source_path(""));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return out;
+}
+
+struct Shell {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+Shell shell(const std::string& command) {
+  Shell s{-1, ""};
+  FILE* pipe = popen(("LC_ALL=C " + command + " 2>&1").c_str(), "r");
+  if (!pipe) return s;
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) s.output.append(buffer, n);
+  const int status = pclose(pipe);
+  s.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return s;
+}
+
+void require_nvcc() {
+  if (!program_exists("nvcc"))
+    FAIL(
+        "nvcc is not on PATH, so the CUDA packages cannot be compiled or their ptxas limits checked. Install the "
+        "CUDA toolkit (12.0 or later) and put its bin/ on PATH, or exclude these tests with '~[nvcc]'.");
+}
+
+// The toolkit's root: nvcc lives in <root>/bin.
+std::string cuda_root() {
+  const Shell s = shell("command -v nvcc");
+  std::string path = s.output.substr(0, s.output.find('\n'));
+  return fs::canonical(path).parent_path().parent_path().string();
+}
+
+std::string join(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+// The first line of `text` that starts with `prefix`, or "".
+std::string line_starting(const std::string& text, const std::string& prefix) {
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    if (text.compare(at, prefix.size(), prefix) == 0) return text.substr(at, end - at);
+    at = end + 1;
+  }
+  return "";
+}
+
+std::vector<std::string> kernel_sources(const std::string& package) {
+  std::vector<std::string> out;
+  for (const auto& entry : fs::directory_iterator(package + "/src/kernels"))
+    if (entry.path().extension() == ".cu") out.push_back(entry.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+constexpr char kNvccFlags[] =
+    "-c -std=c++17 -O3 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -Xptxas -v "
+    "-Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror";
+
+}  // namespace
+
+TEST_CASE("ptxas reports are parsed per kernel and checked against the limits", "[cuda]") {
+  const std::string report =
+      "[1/3] Building CUDA object CMakeFiles/p.dir/src/kernels/k0_tc.cu.o\n"
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function '_Z2k0v' for 'sm_80'\n"
+      "ptxas info    : Function properties for _Z2k0v\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 128 registers, used 1 barriers, 464 bytes cmem[0]\n"
+      "[2/3] Building CUDA object CMakeFiles/p.dir/src/kernels/k1_fma.cu.o\n"
+      "ptxas info    : Compiling entry function '_Z2k1v' for 'sm_90'\n"
+      "ptxas info    : Function properties for _Z6helperv\n"
+      "    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Function properties for _Z2k1v\n"
+      "    16 bytes stack frame, 12 bytes spill stores, 20 bytes spill loads\n"
+      "ptxas info    : Used 255 registers, 1024 bytes smem, 400 bytes cmem[0]\n";
+  const auto kernels = parse_ptxas_report(report);
+  REQUIRE(kernels.size() == 2);
+  CHECK(kernels[0].source == "k0_tc");
+  CHECK(kernels[0].arch == "sm_80");
+  CHECK(kernels[0].registers == 128);
+  CHECK(kernels[0].spill_store_bytes == 0);
+  CHECK(kernels[1].source == "k1_fma");
+  CHECK(kernels[1].arch == "sm_90");
+  CHECK(kernels[1].registers == 255);
+  CHECK(kernels[1].stack_bytes == 16);  // the entry's frame, not the helper's
+  CHECK(kernels[1].spill_store_bytes == 12);
+  CHECK(kernels[1].spill_load_bytes == 20);
+  CHECK(kernels[1].static_shared_bytes == 1024);
+
+  CudaLimits limits;
+  limits.registers_per_thread_max = 255;
+  limits.registers_per_sm = 65536;
+  limits.shared_memory_per_block_bytes = 166912;
+  limits.kernels["k0_tc"] = {256, 100000};
+  limits.kernels["k1_fma"] = {128, 1000};
+  const auto problems = check_ptxas_report(kernels, limits);
+  INFO(join(problems));
+  REQUIRE(problems.size() == 2);  // k1 spills and has a stack frame; k0 is within every limit
+  CHECK_THAT(problems[0], Catch::Contains("k1_fma (sm_90") && Catch::Contains("spills registers"));
+  CHECK_THAT(problems[1], Catch::Contains("stack frame"));
+
+  SECTION("each limit can fail") {
+    auto over = kernels;
+    over.resize(1);
+    limits.registers_per_thread_max = 127;
+    CHECK_THAT(join(check_ptxas_report(over, limits)), Catch::Contains("128 registers per thread, more than"));
+    limits.registers_per_thread_max = 255;
+    limits.kernels["k0_tc"] = {1024, 100000};  // 128 x 1024 > 65536
+    CHECK_THAT(join(check_ptxas_report(over, limits)), Catch::Contains("exceed one SM's 65536 registers"));
+    limits.kernels["k0_tc"] = {256, 166913};
+    CHECK_THAT(join(check_ptxas_report(over, limits)), Catch::Contains("dynamic shared memory exceed"));
+    CHECK_THAT(join(check_ptxas_report({}, limits)), Catch::Contains("no ptxas report found"));
+  }
+}
+
+TEST_CASE("CUDA generation models levels 0 and 1, says so, and restricts selection to what the templates emit",
+          "[cuda]") {
+  ScratchDir dir;
+  const RunResult r =
+      run_strata("generate --arch archs/a100.yaml --op ops/hgemm_tc.yaml --max-kernels 3 -o " + dir.path() + "/p",
+                 source_path(""));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("levels 0 and 1 are modelled"));
+  const std::string manifest = read_file(dir.path() + "/p/manifest.yaml");
+  CHECK_THAT(manifest, Catch::Contains("level0: \"modelled") && Catch::Contains("level1: \"modelled"));
+  CHECK_THAT(manifest, Catch::Contains("unit: tensor_core") && Catch::Contains("unit: cuda_core"));
+  CHECK_THAT(manifest, Catch::Contains("grid_max_m: 16"));  // the CUDA-core partners are chosen for tiny M
+  // Selection sees only the warp tiles the templates emit: m16n8k16 fragments, two n8 tiles per B ldmatrix.
+  const Arch arch = load_arch(source_path("archs/a100.yaml"));
+  const Op op = load_op(source_path("ops/hgemm_tc.yaml"));
+  const SieveResult sieve = run_sieve(arch, op).at(0);
+  const std::vector<bool> allowed = cuda_emittable_level0(arch, op, sieve);
+  REQUIRE(allowed.size() == sieve.levels[0].candidates.size());
+  size_t kept = 0;
+  for (size_t i = 0; i < allowed.size(); ++i) {
+    const Candidate& c = sieve.levels[0].candidates[i];
+    const MmaShape& mma = arch.isa.mma.at(static_cast<size_t>(c.mma_index));
+    const bool emittable = mma.m == 16 && mma.n == 8 && mma.k == 16 && c.tile[1] % 16 == 0;
+    CHECK(allowed[i] == emittable);
+    kept += allowed[i] ? 1 : 0;
+  }
+  CHECK(kept > 0);
+  CHECK(kept < allowed.size());  // the m16n8k8 tiles and odd n8 counts are left out
+  // Records from a host profiler cannot describe a GPU.
+  const RunResult bad = run_strata("generate --arch archs/a100.yaml --op ops/sgemm.yaml --profile " +
+                                       dir.write("r.yaml", "x: 1\n") + " -o " + dir.path() + "/q",
+                                   source_path(""));
+  CHECK(bad.exit_code == 1);
+  CHECK_THAT(bad.err, Catch::Contains("r.yaml") && Catch::Contains("no GPU profiler"));
+}
+
+TEST_CASE("CUDA packages compile with nvcc for sm_80 and sm_90 within the descriptor's limits", "[cuda][nvcc]") {
+  require_nvcc();
+  const std::string root = cuda_root();
+  const std::string host_flags = "-std=c++17 -O2 -Wall -Wextra -Wpedantic -Werror -isystem " + root + "/include";
+  for (const Example& e : kExamples) {
+    DYNAMIC_SECTION(e.op << " for " << e.arch) {
+      ScratchDir dir;
+      const std::string pkg = generate(dir, e);
+      const std::string includes = " -I" + pkg + "/src -I" + pkg + "/include ";
+      const CudaLimits limits = read_cuda_limits(pkg + "/manifest.yaml");
+      std::vector<PtxasKernel> reports;
+      std::string objects;
+      for (const std::string& cu : kernel_sources(pkg)) {
+        const std::string object = dir.path() + "/" + fs::path(cu).stem().string() + ".o";
+        const Shell s = shell(std::string("nvcc ") + kNvccFlags + includes + cu + " -o " + object);
+        INFO(cu << "\n" << s.output);
+        REQUIRE(s.exit_code == 0);
+        const auto parsed = parse_ptxas_report(s.output, fs::path(cu).stem().string());
+        reports.insert(reports.end(), parsed.begin(), parsed.end());
+        objects += " " + object;
+      }
+      // Two instantiations per kernel (aligned and element-wise loads) per architecture, and the reduction.
+      CHECK(reports.size() == (2 * limits.kernels.size() + 1) * 2);
+      std::string table;
+      for (const auto& k : reports)
+        table += k.source + " " + k.arch + ": " + std::to_string(k.registers) + " registers, " +
+                 std::to_string(k.spill_store_bytes + k.spill_load_bytes) + " B spilled, " +
+                 std::to_string(k.static_shared_bytes) + " B static shared\n";
+      const auto problems = check_ptxas_report(reports, limits);
+      INFO(table << join(problems));
+      CHECK(problems.empty());
+
+      // Host code: the dispatcher and the self-test with the host compiler, warnings as errors; the bench too
+      // (it includes cuBLAS's header, but is not linked here).
+      for (const char* file : {"src/dispatch.cpp", "test/selftest.cpp", "bench/bench.cpp"}) {
+        const Shell s = shell("c++ -c " + host_flags + includes + pkg + "/" + file + " -o " + dir.path() + "/" +
+                              fs::path(file).stem().string() + ".o");
+        INFO(file << "\n" << s.output);
+        REQUIRE(s.exit_code == 0);
+      }
+      const std::string selftest = dir.path() + "/selftest";
+      const Shell link = shell("c++ -o " + selftest + " " + dir.path() + "/selftest.o " + dir.path() + "/dispatch.o" +
+                               objects + " -L" + root + "/lib64 -lcudart -Wl,-rpath," + root + "/lib64");
+      INFO(link.output);
+      REQUIRE(link.exit_code == 0);
+      const Shell run = shell(selftest);
+      INFO(run.output);
+      CHECK(run.exit_code == 0);
+      const bool skipped = run.output.find("selftest: skipped: no CUDA device") != std::string::npos;
+      if (skipped) WARN(std::string(e.op) + " for " + e.arch + ": no GPU here, so the kernels did not run");
+      CHECK((skipped || run.output.find(" passed, 0 failed") != std::string::npos));
+      if (std::string(e.op) == "hgemm_tc") {
+        // The model's Figure 12: CUDA cores at M = 1, Tensor Cores for large squares.
+        CHECK_THAT(line_starting(run.output, "plan 1x4096x4096:"), Catch::Contains("on CUDA cores"));
+        CHECK_THAT(line_starting(run.output, "plan 4096x4096x4096:"), Catch::Contains("on Tensor Cores"));
+      }
+    }
+  }
+}
+
+TEST_CASE("the ptxas check rejects a kernel over the register budget", "[cuda][nvcc]") {
+  require_nvcc();
+  ScratchDir dir;
+  const std::string pkg = generate(dir, kExamples[0]);
+  // The package's own Tensor Core kernel with a warp tile the sieve rejects: 128 x 128 needs 512 accumulators per
+  // thread, twice what a thread may hold, so ptxas must spill, and the check must say so.
+  const std::string cu = dir.write("over_budget.cu",
+                                   "#include \"gemm_kernels.cuh\"\n"
+                                   "namespace strata_hgemm_tc_a100_detail {\n"
+                                   "template __global__ void gemm_tensor_core<128, 128, 16, 128, "
+                                   "128, 2, 1, true>(GemmParams);\n"
+                                   "}\n");
+  const Shell s = shell("nvcc -c -std=c++17 -O3 -gencode arch=compute_80,code=sm_80 -Xptxas -v -I" + pkg + "/src -I" +
+                        pkg + "/include " + cu + " -o " + dir.path() + "/k.o");
+  INFO(s.output);
+  REQUIRE(s.exit_code == 0);
+  const auto reports = parse_ptxas_report(s.output, "over_budget");
+  REQUIRE(reports.size() == 1);
+  const auto problems = check_ptxas_report(reports, read_cuda_limits(pkg + "/manifest.yaml"));
+  INFO(join(problems));
+  CHECK_THAT(join(problems), Catch::Contains("over_budget (sm_80") && Catch::Contains("spills registers"));
+}
