@@ -98,12 +98,6 @@ bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   return K <= k.k1 && (M * K + K * N) * static_cast<int64_t>(sizeof(float)) <= kDirectBytes;
 }
 
-// One parallel region per level-2 tile on the packed path, one in all on the direct path.
-int64_t parallel_regions(int64_t M, int64_t N, int64_t K, const Kernel& k, bool packed) {
-  using strata_model::ceil_div;
-  return packed ? ceil_div(M, k.m2) * ceil_div(N, k.n2) * ceil_div(K, k.k2) : 1;
-}
-
 Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_threads) {
   const Kernel& k = kKernels[id];
   const strata_model::Tiling tiling = tiling_of(id);
@@ -116,7 +110,7 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_thread
     strata_model::Machine machine = kMachine;
     machine.level[{{TOP_LEVEL}}].parallel_units = threads;
     double seconds = strata_model::estimate(machine, tiling, shape).total_s;
-    if (threads > 1) seconds += kParallelRegionSeconds * static_cast<double>(parallel_regions(M, N, K, k, packed));
+    if (threads > 1) seconds += kParallelRegionSeconds;  // each path runs one parallel region per call
     if (seconds < best.seconds) best = Plan{id, threads, packed, seconds};
   }
   return best;
@@ -377,22 +371,15 @@ struct PackedB {
 
 // Packed path, one level-2 tile: its level-1 tiles, split into contiguous ranges per thread.
 struct BlockJob {
-  const Gemm* g;
-  const Kernel* k;
-  int64_t i2, j2, p2;       // origin of the level-2 tile
-  int64_t m2, n2, k2;       // its extent, clamped to the problem
+  int64_t i2, j2, p2;        // origin of the level-2 tile
+  int64_t m2, n2, k2;        // its extent, clamped to the problem
   int64_t tiles_m, tiles_n;  // level-1 tiles in it
-  int64_t threads;
-  float* buffers;           // per thread: packed A block, then packed B block
-  PackedB* packed_b;        // per thread: what its B block holds
+  int64_t threads;           // threads sharing it: at most one per level-1 tile
 };
 
-void block_task(void* context, int64_t index) {
-  const BlockJob& job = *static_cast<const BlockJob*>(context);
-  const Gemm& g = *job.g;
-  const Kernel& k = *job.k;
-  float* a_block = job.buffers + index * (a_block_floats(k) + b_block_floats(k));
-  float* b_block = a_block + a_block_floats(k);
+// Thread `index`'s share of one level-2 tile. a_block and b_block are its own buffers; held says what b_block holds.
+void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, int64_t index, float* a_block, float* b_block,
+               PackedB& held) {
   // Level-1 tiles are numbered column-major (j1 outer), so a thread's contiguous range holds runs of tiles that share
   // a B block: each run packs B once per k slice and reuses it for every A block of the run.
   const int64_t total = job.tiles_m * job.tiles_n;
@@ -403,7 +390,6 @@ void block_task(void* context, int64_t index) {
     const int64_t j1 = job.j2 + tile_j * k.n1, n1 = std::min<int64_t>(k.n1, job.j2 + job.n2 - j1);
     for (int64_t p1 = job.p2; p1 < job.p2 + job.k2; p1 += k.k1) {
       const int64_t k1 = std::min<int64_t>(k.k1, job.p2 + job.k2 - p1);
-      PackedB& held = job.packed_b[index];
       if (held.j1 != j1 || held.p1 != p1 || held.n1 != n1 || held.k1 != k1) {
         k.pack_b(g.B + p1 * g.ldb + j1, g.ldb, n1, k1, b_block);
         held = PackedB{j1, p1, n1, k1};
@@ -427,23 +413,41 @@ void block_task(void* context, int64_t index) {
   }
 }
 
-void run_packed(const Gemm& g, const Plan& plan, void* workspace) {
-  const Kernel& k = kKernels[plan.kernel];
-  const uintptr_t base = reinterpret_cast<uintptr_t>(workspace);
-  float* buffers = reinterpret_cast<float*>((base + kAlign - 1) / kAlign * kAlign);
-  // Level-2 tiles with m innermost: consecutive tiles then need the same B blocks, which each task keeps (a C block
-  // still sees its k slices in order, since p2 is the middle loop).
-  PackedB packed_b[kMaxThreads];
+struct PackedJob {
+  const Gemm* g;
+  const Kernel* k;
+  int64_t threads;
+  float* buffers;  // per thread: packed A block, then packed B block
+};
+
+// One thread's part of the whole packed call. Every thread walks all level-2 tiles in the same order (m innermost:
+// consecutive tiles need the same B blocks, which each thread keeps) and takes the same share of each tile's
+// level-1 tiles for every k slice of it, so each element of C is accumulated by one thread, in k order: the call
+// needs one parallel region, with no barrier between level-2 tiles.
+void packed_task(void* context, int64_t index) {
+  const PackedJob& job = *static_cast<const PackedJob*>(context);
+  const Gemm& g = *job.g;
+  const Kernel& k = *job.k;
+  float* a_block = job.buffers + index * (a_block_floats(k) + b_block_floats(k));
+  float* b_block = a_block + a_block_floats(k);
+  PackedB held;
   for (int64_t j2 = 0; j2 < g.N; j2 += k.n2)
     for (int64_t p2 = 0; p2 < g.K; p2 += k.k2)
       for (int64_t i2 = 0; i2 < g.M; i2 += k.m2) {
-        BlockJob job{&g, &k, i2, j2, p2, std::min<int64_t>(k.m2, g.M - i2), std::min<int64_t>(k.n2, g.N - j2),
-                     std::min<int64_t>(k.k2, g.K - p2), 0, 0, 0, buffers, packed_b};
-        job.tiles_m = strata_model::ceil_div(job.m2, k.m1);
-        job.tiles_n = strata_model::ceil_div(job.n2, k.n1);
-        job.threads = std::min<int64_t>(plan.threads, job.tiles_m * job.tiles_n);
-        parallel_for(job.threads, block_task, &job);
+        BlockJob block{i2, j2, p2, std::min<int64_t>(k.m2, g.M - i2), std::min<int64_t>(k.n2, g.N - j2),
+                       std::min<int64_t>(k.k2, g.K - p2), 0, 0, 0};
+        block.tiles_m = strata_model::ceil_div(block.m2, k.m1);
+        block.tiles_n = strata_model::ceil_div(block.n2, k.n1);
+        block.threads = std::min<int64_t>(job.threads, block.tiles_m * block.tiles_n);
+        if (index < block.threads) run_block(g, k, block, index, a_block, b_block, held);
       }
+}
+
+void run_packed(const Gemm& g, const Plan& plan, void* workspace) {
+  const uintptr_t base = reinterpret_cast<uintptr_t>(workspace);
+  PackedJob job{&g, &kKernels[plan.kernel], plan.threads,
+                reinterpret_cast<float*>((base + kAlign - 1) / kAlign * kAlign)};
+  parallel_for(plan.threads, packed_task, &job);
 }
 
 void run_direct(const Gemm& g, const Plan& plan) {
