@@ -167,7 +167,7 @@ void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
   if (f16) d->ShowSection("F16");
   d->SetValue("A_LAYOUT", "row-major");
   d->SetValue("B_LAYOUT", b_row_major ? "row-major" : "column-major");
-  d->SetValue("B_LAYOUT_NOTE", b_row_major ? "" : " (stored as N rows of K elements, B transposed)");
+  d->SetValue("B_LAYOUT_NOTE", b_row_major ? "" : ", stored as N rows of K elements");
   d->SetValue("C_LAYOUT", "row-major");
   d->SetValue("B_ROW_MAJOR", b_row_major ? "true" : "false");
   d->SetValue("B_ROWS", b_row_major ? "K" : "N");

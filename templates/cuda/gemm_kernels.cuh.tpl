@@ -149,6 +149,7 @@ template <int BM, int BN, int BK, int WM, int WN, int STAGES>
 struct TensorCoreTiles {
   static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tiles are whole m16 x (2 x n8) fragment pairs");
   static_assert(BM % WM == 0 && BN % WN == 0 && BK % 16 == 0, "block tiles are whole warp tiles and k16 steps");
+  static_assert(STAGES >= 2, "the pipeline overlaps one k-tile's copy with the previous one's math");
   static constexpr int kWarpsN = BN / WN;
   static constexpr int kThreads = (BM / WM) * kWarpsN * 32;
   // Shared rows hold BK halves plus 8 halves (16 bytes) of padding: the eight rows an ldmatrix phase reads then
@@ -277,6 +278,7 @@ struct CudaCoreTiles {
   static constexpr int kWarpN = TN * kWarpCols;
   static_assert(32 % WARP_ROWS == 0, "a warp's threads form a WARP_ROWS x (32 / WARP_ROWS) grid");
   static_assert(BM % kWarpM == 0 && BN % kWarpN == 0, "block tiles are whole warp tiles");
+  static_assert(STAGES >= 2, "the pipeline overlaps one k-tile's copy with the previous one's math");
   static constexpr int kWarpsN = BN / kWarpN;
   static constexpr int kThreads = (BM / kWarpM) * kWarpsN * 32;
   // One 16-byte chunk of padding per shared row: rows stay 16-byte aligned for cp.async, and consecutive rows

@@ -1,4 +1,5 @@
-// Kernel {{NAME}}: {{DESCRIPTION}}.
+// The launcher of kernel {{NAME}} (tiles in the header above): the cp.async instantiation for 16-byte aligned
+// rows, the element-wise one otherwise, on the caller's stream with gridDim (block tiles, 1, splits).
 #include "../gemm_kernels.cuh"
 
 namespace {{PACKAGE}}_detail {
