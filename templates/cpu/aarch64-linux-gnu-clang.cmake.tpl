@@ -1,9 +1,9 @@
 # CMake toolchain file: cross-compiles {{PACKAGE}} for 64-bit Arm Linux (aarch64-linux-gnu) with clang and lld
-# against the distribution's arm64 cross libraries, and runs the selftest under qemu-aarch64.
+# against the distribution's arm64 cross libraries, and has CMake run the target's programs under qemu-aarch64.
 #
 #   cmake -S . -B build-aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu-clang.cmake
 #   cmake --build build-aarch64
-#   ctest --test-dir build-aarch64        # runs {{PACKAGE}}_selftest through qemu-aarch64
+#   ctest --test-dir build-aarch64        # tests run through qemu-aarch64
 #
 # What it needs, on Debian 12 (Ubuntu names the same packages): clang, lld, qemu-user, libc6-dev-arm64-cross,
 # libstdc++-12-dev-arm64-cross and libgcc-12-dev-arm64-cross. Clang finds those libraries by itself once it is told
