@@ -44,7 +44,7 @@ int run_verify(const VerifyCommandOptions& o) {
                             report.results.size(), first_failure->label,
                             first_failure->compiler.empty() ? "compiler not run" : first_failure->compiler,
                             first_failure->summary, first_failure->detail));
-  std::printf("verify: all %zu configurations passed\n", report.results.size());
+  std::printf("verify: %zu of %zu configurations passed\n", passed, report.results.size());
   return 0;
 }
 

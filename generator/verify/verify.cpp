@@ -62,17 +62,17 @@ std::string status_text(int status) {
 
 bool succeeded(int status) { return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 
-bool contains_error(const std::string& line) {
+bool diagnostic(const std::string& line) {
   std::string lower = line;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return lower.find("error") != std::string::npos;
+  // "file:line:col: error: ...", "fatal error:", "ld.lld: error:", "CMake Error at ...": not "-Werror" in a command.
+  return lower.find("error:") != std::string::npos || line.find("CMake Error") != std::string::npos;
 }
 
-// The lines that say what went wrong: from the first one mentioning an error (a compiler's "file:line:col:
-// error:", CMake's "CMake Error at"), else the last lines of the output.
+// The lines that say what went wrong: from the first diagnostic, else the last lines of the output.
 std::vector<std::string> first_error_lines(const std::string& output) {
   const auto lines = lines_of(output);
-  auto first = std::find_if(lines.begin(), lines.end(), contains_error);
+  auto first = std::find_if(lines.begin(), lines.end(), diagnostic);
   if (first == lines.end()) first = lines.size() > kErrorLines ? lines.end() - kErrorLines : lines.begin();
   std::vector<std::string> out;
   for (auto it = first; it != lines.end() && out.size() < static_cast<size_t>(kErrorLines); ++it) out.push_back(*it);
@@ -94,7 +94,8 @@ struct Step {
 Step run_step(const std::string& command, const std::string& log) {
   const auto start = std::chrono::steady_clock::now();
   Step s;
-  s.status = std::system((command + " >" + shell_quote(log) + " 2>&1 </dev/null").c_str());
+  // LC_ALL=C: compilers then quote with plain ASCII, and the messages read the same everywhere.
+  s.status = std::system(("LC_ALL=C " + command + " >" + shell_quote(log) + " 2>&1 </dev/null").c_str());
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return s;
 }
