@@ -96,6 +96,9 @@ inline Vec load_b(const float* p, Mask last) {
   return vload(p);
 }
 
+// The least depth at which a tile prefetches its C rows (see tile()).
+constexpr int64_t kPrefetchDepth = 32;
+
 template <bool kPacked, int kRows, int kVecs>
 void tile(const TileArgs& t) {
   static_assert(kRows >= 1 && kRows <= {{MR}} && kVecs >= 1 && kVecs <= {{NV}}, "tile outside the register tile");
@@ -108,12 +111,14 @@ void tile(const TileArgs& t) {
   const float* b = t.b;
   const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
   // C is read once, after the whole k loop, and its rows lie ldc apart, where no hardware prefetcher follows: ask
-  // for them now so that their misses overlap the k loop instead of stalling the epilogue.
-  for (int r = 0; r < kRows; ++r) {
-    const float* row = t.c + r * t.ldc;
-    for (int j = 0; j < t.cols; j += 64 / static_cast<int>(sizeof(float))) __builtin_prefetch(row + j, 1);
-    __builtin_prefetch(row + t.cols - 1, 1);
-  }
+  // for them now so that their misses overlap the k loop instead of stalling the epilogue. A short k loop has
+  // nothing to overlap them with (and its C is usually in cache), so it skips the prefetches.
+  if (t.k >= kPrefetchDepth)
+    for (int r = 0; r < kRows; ++r) {
+      const float* row = t.c + r * t.ldc;
+      for (int j = 0; j < t.cols; j += 64 / static_cast<int>(sizeof(float))) __builtin_prefetch(row + j, 1);
+      __builtin_prefetch(row + t.cols - 1, 1);
+    }
 {{#ROW}}{{#VEC}}  Vec c{{R}}_{{V}} = vzero();
 {{/VEC}}{{/ROW}}
   int64_t p = 0;
