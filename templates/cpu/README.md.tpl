@@ -107,7 +107,8 @@ force one of the kernels listed below, for testing or benchmarking.
 
 By default each call uses up to the hardware concurrency (capped when the package was generated), on an internal
 thread pool. `{{PACKAGE}}_set_num_threads(n)` changes the limit for later calls; calls from several host threads
-at once are safe and take turns on the pool.
+at once are safe and take turns on the pool. A call runs one parallel region; after it the pool's workers spin for
+50 microseconds before they sleep, so that back-to-back calls do not each pay for waking them.
 
 An application with its own thread pool (OpenMP, TBB, a task system) can have the package's parallel work run
 there instead, so the two pools do not compete for cores:
