@@ -127,8 +127,15 @@ std::string kernel_unit_source(TemplateRenderer& renderer, const std::vector<Uke
          join(includes, "\n") + "\n" + bodies;
 }
 
-std::string file_name_only(const std::string& path) {
-  const std::string name = std::filesystem::path(path).filename().string();
+// How the README names a descriptor: as given when that is a relative path inside the working directory (so the
+// command reads as the user typed it), else by its file name alone (never an absolute path: the kit is the same
+// bytes wherever it is generated).
+std::string display_path(const std::string& path) {
+  const std::filesystem::path p(path);
+  bool inside = p.is_relative();
+  for (const auto& part : p) inside = inside && part != "..";
+  if (inside) return p.lexically_normal().generic_string();
+  const std::string name = p.filename().string();
   return name.empty() ? path : name;
 }
 
@@ -232,8 +239,8 @@ ProfileKit render_profile_kit(const KitInputs& in, TemplateRenderer& renderer) {
   dict.SetValue("ARCH_NAME", arch.name);
   dict.SetValue("ARCH_SHA256", arch.content_sha);
   dict.SetValue("OP_NAME", in.op_name);
-  dict.SetValue("ARCH_FILE", file_name_only(in.arch_file.empty() ? arch.file : in.arch_file));
-  dict.SetValue("OP_FILE", file_name_only(in.op_file.empty() ? in.op_name + ".yaml" : in.op_file));
+  dict.SetValue("ARCH_FILE", display_path(in.arch_file.empty() ? arch.file : in.arch_file));
+  dict.SetValue("OP_FILE", display_path(in.op_file.empty() ? in.op_name + ".yaml" : in.op_file));
   dict.SetValue("PACKAGE_DIR", fmt::format("strata_{}_{}", in.op_name, arch.name));
   dict.SetValue("ISA_NAME", isa_display_name(arch.isa.vector));
   dict.SetIntValue("KERNEL_COUNT", static_cast<long>(kernels.size()));

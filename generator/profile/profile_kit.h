@@ -41,7 +41,7 @@ enum class KitComment { cpp, hash, markdown };
 struct KitInputs {
   const Arch* arch = nullptr;
   std::string op_name;
-  std::string arch_file;  // how the README names the descriptors (file names only: no absolute paths)
+  std::string arch_file;  // the descriptors as the user named them; the README shows relative paths, else file names
   std::string op_file;
   std::vector<UkernelSpec> kernels;  // unique names, one ISA family the target runs
   // The header each file starts with, given its comment style and the templates it came from (path -> sha256);
