@@ -6,14 +6,18 @@
 //
 // These tests need nvcc. Without it they fail and say so: a CUDA backend that was never compiled is not tested.
 #include <sys/wait.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cinttypes>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "analyze/model.h"
 #include "emit/cuda_package.h"
 #include "spec/arch_loader.h"
 #include "spec/op_loader.h"
@@ -96,6 +100,68 @@ std::vector<std::string> kernel_sources(const std::string& package) {
     if (entry.path().extension() == ".cu") out.push_back(entry.path().string());
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// The dispatcher evaluates the model with its own copy of the whole-block formula (estimate_blocks in
+// templates/cuda/dispatch.cpp.tpl, beside the verbatim cost_model.h); the generator ranks with estimate_whole().
+// A probe linked against the package prints each kernel's plan for shapes big enough that no split-K is
+// considered, and every prediction must equal the generator's for the same tiles.
+void check_dispatcher_model(const Example& e, const std::string& pkg, const ScratchDir& dir,
+                            const std::string& objects, const std::string& root) {
+  const std::string name = std::string("strata_") + e.op + "_" + e.arch;
+  const std::string probe =
+      dir.write("probe.cpp", "#include \"" + name +
+                                 ".h\"\n"
+                                 "#include <cstdio>\n"
+                                 "int main() {\n"
+                                 "  const long long shapes[][3] = {{4096, 4096, 4096}, {3000, 2048, 777}};\n"
+                                 "  for (int id = 0; id < " +
+                                 name +
+                                 "_kernel_count(); ++id)\n"
+                                 "    for (const auto& s : shapes) {\n"
+                                 "      " +
+                                 name +
+                                 "_plan_t p;\n"
+                                 "      " +
+                                 name +
+                                 "_kernel_plan(id, s[0], s[1], s[2], &p);\n"
+                                 "      std::printf(\"%d %lld %lld %lld %d %.17g\\n\", id, s[0], s[1], "
+                                 "s[2], p.split_k, p.predicted_seconds);\n"
+                                 "    }\n"
+                                 "}\n");
+  const Shell build =
+      shell("c++ -std=c++17 -I" + pkg + "/include -o " + dir.path() + "/probe " + probe + " " + dir.path() +
+            "/dispatch.o" + objects + " -L" + root + "/lib64 -lcudart -Wl,-rpath," + root + "/lib64");
+  INFO(build.output);
+  REQUIRE(build.exit_code == 0);
+  const Shell run = shell(dir.path() + "/probe");
+  REQUIRE(run.exit_code == 0);
+
+  const Arch arch = load_arch(source_path(std::string("archs/") + e.arch + ".yaml"));
+  const Op op = load_op(source_path(std::string("ops/") + e.op + ".yaml"));
+  const SieveResult sieve = run_sieve(arch, op).at(0);
+  const strata_model::Machine machine = make_machine(arch, op, sieve);
+  const YAML::Node kernels = YAML::LoadFile(pkg + "/manifest.yaml")["kernels"];
+  int compared = 0;
+  std::istringstream lines(run.output);
+  for (std::string line; std::getline(lines, line);) {
+    int id = 0, split = 0;
+    int64_t shape[3] = {};
+    double predicted = 0;
+    REQUIRE(std::sscanf(line.c_str(), "%d %" SCNd64 " %" SCNd64 " %" SCNd64 " %d %lf", &id, &shape[0], &shape[1],
+                        &shape[2], &split, &predicted) == 6);
+    const YAML::Node k = kernels[static_cast<size_t>(id)];
+    // The CUDA-core partners of an fp16 package run on another unit's model; the main unit is the sieve's.
+    if (k["unit"].as<std::string>() != to_string(sieve.unit)) continue;
+    REQUIRE(split == 1);
+    strata_model::Tiling t{};
+    for (size_t l = 0; l < 3; ++l)
+      for (size_t a = 0; a < 3; ++a) t.tile[l][a] = k["tiles"][l]["tile"][a].as<int64_t>();
+    INFO(k["name"].as<std::string>() << " on " << shape[0] << "x" << shape[1] << "x" << shape[2]);
+    CHECK(predicted == Approx(estimate_whole(machine, t, shape, 2).total_s).epsilon(1e-12));
+    ++compared;
+  }
+  CHECK(compared >= 2);
 }
 
 constexpr char kNvccFlags[] =
@@ -247,6 +313,7 @@ TEST_CASE("CUDA packages compile with nvcc for sm_80 and sm_90 within the descri
       const bool skipped = run.output.find("selftest: skipped: no CUDA device") != std::string::npos;
       if (skipped) WARN(std::string(e.op) + " for " + e.arch + ": no GPU here, so the kernels did not run");
       CHECK((skipped || run.output.find(" passed, 0 failed") != std::string::npos));
+      check_dispatcher_model(e, pkg, dir, objects, root);
       if (std::string(e.op) == "hgemm_tc") {
         // The model's Figure 12: CUDA cores at M = 1, Tensor Cores for large squares.
         CHECK_THAT(line_starting(run.output, "plan 1x4096x4096:"), Catch::Contains("on CUDA cores"));

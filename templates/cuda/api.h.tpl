@@ -2,7 +2,7 @@
 #define {{PACKAGE_UPPER}}_H_
 
 /*
- * {{PACKAGE}}: {{OP_DESCRIPTION}}, for NVIDIA {{ARCH_DESCRIPTION}}.
+ * {{PACKAGE}}: {{OP_DESCRIPTION}}, for the {{ARCH_DESCRIPTION}}.
  * C = alpha * A * B + beta * C on the GPU, with A ({{A_TYPE_TEXT}}) M x K {{A_LAYOUT}}, B ({{B_TYPE_TEXT}}) K x N
  * {{B_LAYOUT}}{{B_LAYOUT_NOTE}}, and C (float) M x N {{C_LAYOUT}}; products are accumulated in fp32. Leading
  * dimensions are in elements. A, B, C and any workspace are device pointers (cudaMalloc, cudaMallocAsync or
@@ -25,7 +25,7 @@ extern "C" {
 /* The same type as cudaStream_t, so a cudaStream_t can be passed as is without including CUDA headers here. */
 typedef struct CUstream_st* {{PACKAGE}}_stream;
 {{#F16}}
-/* IEEE 754 binary16 bits, the layout of CUDA's __half: a __half* can be passed as a const {{PACKAGE}}_half*. */
+/* IEEE 754 binary16 bits, the layout of CUDA's __half: pass __half data with a cast to const {{PACKAGE}}_half*. */
 typedef uint16_t {{PACKAGE}}_half;
 {{/F16}}
 typedef enum {

@@ -3,13 +3,13 @@
 // Inputs (sha256):
 //   79910198468e331c3dec885f8a7fc1637d69cde4a3facf77efe0e09248672af0  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   75e650c9f491ab8e94c5b477f69b34111381da09937d067646b7adb355d2972b  template cuda/api.h.tpl
+//   c3fbdedb36f4c2cce77bd083ac1e62e5bac2381fccc6651e88e9e3d297d9dabc  template cuda/api.h.tpl
 
 #ifndef STRATA_HGEMM_TC_H100_H_
 #define STRATA_HGEMM_TC_H100_H_
 
 /*
- * strata_hgemm_tc_h100: fp16 inputs, fp32 accumulation and output GEMM on Tensor Cores, for NVIDIA NVIDIA H100 SXM5 80GB (sm_90), 132 SMs at 1.83 GHz boost.
+ * strata_hgemm_tc_h100: fp16 inputs, fp32 accumulation and output GEMM on Tensor Cores, for the NVIDIA H100 SXM5 80GB (sm_90), 132 SMs at 1.83 GHz boost.
  * C = alpha * A * B + beta * C on the GPU, with A (fp16) M x K row-major, B (fp16) K x N
  * column-major, stored as N rows of K elements, and C (float) M x N row-major; products are accumulated in fp32. Leading
  * dimensions are in elements. A, B, C and any workspace are device pointers (cudaMalloc, cudaMallocAsync or
@@ -32,7 +32,7 @@ extern "C" {
 /* The same type as cudaStream_t, so a cudaStream_t can be passed as is without including CUDA headers here. */
 typedef struct CUstream_st* strata_hgemm_tc_h100_stream;
 
-/* IEEE 754 binary16 bits, the layout of CUDA's __half: a __half* can be passed as a const strata_hgemm_tc_h100_half*. */
+/* IEEE 754 binary16 bits, the layout of CUDA's __half: pass __half data with a cast to const strata_hgemm_tc_h100_half*. */
 typedef uint16_t strata_hgemm_tc_h100_half;
 
 typedef enum {

@@ -3,13 +3,13 @@
 // Inputs (sha256):
 //   79910198468e331c3dec885f8a7fc1637d69cde4a3facf77efe0e09248672af0  arch h100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   75e650c9f491ab8e94c5b477f69b34111381da09937d067646b7adb355d2972b  template cuda/api.h.tpl
+//   c3fbdedb36f4c2cce77bd083ac1e62e5bac2381fccc6651e88e9e3d297d9dabc  template cuda/api.h.tpl
 
 #ifndef STRATA_SGEMM_H100_H_
 #define STRATA_SGEMM_H100_H_
 
 /*
- * strata_sgemm_h100: fp32 GEMM, row-major A, B and C, alpha/beta epilogue, for NVIDIA NVIDIA H100 SXM5 80GB (sm_90), 132 SMs at 1.83 GHz boost.
+ * strata_sgemm_h100: fp32 GEMM, row-major A, B and C, alpha/beta epilogue, for the NVIDIA H100 SXM5 80GB (sm_90), 132 SMs at 1.83 GHz boost.
  * C = alpha * A * B + beta * C on the GPU, with A (float) M x K row-major, B (float) K x N
  * row-major, and C (float) M x N row-major; products are accumulated in fp32. Leading
  * dimensions are in elements. A, B, C and any workspace are device pointers (cudaMalloc, cudaMallocAsync or
