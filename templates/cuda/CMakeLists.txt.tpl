@@ -83,7 +83,10 @@ if({{PACKAGE_UPPER}}_BUILD_TESTS)
   set_tests_properties({{PACKAGE}}_selftest PROPERTIES SKIP_REGULAR_EXPRESSION "selftest: skipped")
 endif()
 
-if({{PACKAGE_UPPER}}_BUILD_BENCH)
+# The bench compares with cuBLAS, which some CUDA installations leave out; the library never needs it.
+if({{PACKAGE_UPPER}}_BUILD_BENCH AND NOT TARGET CUDA::cublas)
+  message(WARNING "{{PACKAGE}}: cuBLAS was not found with the CUDA toolkit, so {{PACKAGE}}_bench is not built")
+elseif({{PACKAGE_UPPER}}_BUILD_BENCH)
   add_executable({{PACKAGE}}_bench bench/bench.cpp)
   target_link_libraries({{PACKAGE}}_bench PRIVATE {{PACKAGE}} CUDA::cublas)
   target_compile_options({{PACKAGE}}_bench PRIVATE ${_warnings})
