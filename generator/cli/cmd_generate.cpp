@@ -127,7 +127,7 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
   const auto files = render_package(in, renderer);
   write_package(o.output, files, o.force);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  note(fmt::format("wrote {} ({} files, {} kernels) in {:.1f} s", o.output, files.size(), selection.kernels.size(),
+  note(fmt::format("wrote {} ({} files, {} kernels) in {:.1f} s", o.output, files.size(), package_kernel_count(files),
                    seconds));
   return 0;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "emit/cuda_package.h"
+#include "emit/package_writer.h"
 
 namespace strata {
 
@@ -24,6 +25,17 @@ std::map<std::string, std::string> render_package(const PackageInputs& in, Templ
   check_package_support(*in.arch, *in.op);
   if (in.arch->target == Target::cuda) return render_cuda_package(in, renderer);
   return render_cpu_package(in, renderer);
+}
+
+size_t package_kernel_count(const std::map<std::string, std::string>& files) {
+  const auto manifest = files.find(kManifestFile);
+  if (manifest == files.end()) return 0;
+  // Every backend's manifest lists its kernels as "kernels:" followed by "  - id: N" entries.
+  size_t count = 0;
+  for (size_t at = manifest->second.find("\n  - id: "); at != std::string::npos;
+       at = manifest->second.find("\n  - id: ", at + 1))
+    ++count;
+  return count;
 }
 
 }  // namespace strata

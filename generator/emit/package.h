@@ -20,4 +20,8 @@ std::vector<bool> emittable_level0(const Arch& arch, const Op& op, const SieveRe
 // Relative path -> content of the whole package, from the backend for in.arch's target.
 std::map<std::string, std::string> render_package(const PackageInputs& in, TemplateRenderer& renderer);
 
+// The kernels a rendered package holds, as its manifest lists them (a CUDA package adds CUDA-core partners to the
+// selection it was given, so the selection's size is not the package's).
+size_t package_kernel_count(const std::map<std::string, std::string>& files);
+
 }  // namespace strata
