@@ -2,6 +2,7 @@
 // package with every compiler its target allows, warnings as errors, and runs its self-test (generator/verify).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/commands.h"
