@@ -58,7 +58,8 @@ Command add_verify_command(CLI::App& app) {
   cmd->add_option("package", o->package, "package directory (written by strata generate)")->required();
   cmd->add_option("--build-dir", o->verify.build_dir,
                   "build here, one subdirectory per configuration, and keep it (default: a temporary directory)");
-  cmd->add_option("--only", o->verify.only, "run only this configuration (gcc, clang, clang-aarch64); repeatable");
+  cmd->add_option("--only", o->verify.only, "run only this configuration (gcc, clang, clang-aarch64); repeatable")
+      ->allow_extra_args(false);  // one label per --only, so that `--only gcc DIR` still reads DIR as the package
   cmd->add_option("--jobs", o->verify.jobs, "parallel build jobs (default: the host's hardware threads)")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag(
