@@ -3,6 +3,7 @@
 // Cortex-A76. tools/setup.sh installs the cross toolchain, so a missing piece is a failure, not a skip.
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "test_util.h"
@@ -66,11 +67,19 @@ TEST_CASE("NEON packages cross-build for AArch64 and pass their self-test under 
     REQUIRE(gen.exit_code == 0);
     const std::string pkg = dir.path() + "/pkg", build = dir.path() + "/build", log = dir.path() + "/log";
 
-    // The packed micro-kernels take A from vector lanes, as the descriptor's fma_broadcast: lane asks.
-    bool lane_fma = false;
-    for (const auto& entry : fs::directory_iterator(pkg + "/src/kernels"))
-      lane_fma = lane_fma || read_file(entry.path().string()).find("vfmaq_laneq_f32(") != std::string::npos;
-    CHECK(lane_fma);
+    // The descriptors ask for fma_broadcast: lane, so a packed tile of at least 4 rows (one vector of A) takes A
+    // from vector lanes; a shorter one broadcasts from memory. Kernel files are named ukernel_neon_<mr>x<nr>_k<ku>.
+    int kernel_files = 0;
+    for (const auto& entry : fs::directory_iterator(pkg + "/src/kernels")) {
+      const std::string file = entry.path().filename().string();
+      INFO(file);
+      REQUIRE(file.rfind("ukernel_neon_", 0) == 0);
+      const int mr = std::stoi(file.substr(std::strlen("ukernel_neon_")));
+      const bool lane_fma = read_file(entry.path().string()).find("vfmaq_laneq_f32(") != std::string::npos;
+      CHECK(lane_fma == (mr >= 4));
+      ++kernel_files;
+    }
+    CHECK(kernel_files > 0);
 
     const std::string toolchain = pkg + "/cmake/aarch64-linux-gnu-clang.cmake";
     REQUIRE(fs::exists(toolchain));
