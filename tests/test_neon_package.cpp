@@ -106,3 +106,19 @@ TEST_CASE("NEON packages cross-build for AArch64 and pass their self-test under 
     CHECK_THAT(output, !Catch::Contains("skipped"));
   }
 }
+
+TEST_CASE("an x86 descriptor asking for lane broadcast is refused", "[package][neon][bad]") {
+  // The descriptor decides how kernels take A; x86 has no FMA by element, so lane there is an error, not ignored.
+  std::string yaml = read_file(source_path("archs/x86-avx2.yaml"));
+  const std::string memory = "fma_broadcast: memory";
+  const size_t at = yaml.find(memory);
+  REQUIRE(at != std::string::npos);
+  yaml.replace(at, memory.size(), "fma_broadcast: lane");
+  ScratchDir dir;
+  const std::string arch = dir.write("avx2-lane.yaml", yaml);
+  const auto r = run_strata(
+      "generate --arch " + arch + " --op " + source_path("ops/sgemm.yaml") + " --no-profile -o pkg", dir.path());
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("avx2-lane.yaml") && Catch::Contains("isa.fma_broadcast must be memory"));
+  CHECK(!fs::exists(dir.path() + "/pkg"));
+}
