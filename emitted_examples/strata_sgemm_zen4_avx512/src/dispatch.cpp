@@ -4,18 +4,19 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   20140238376cf2d8ca4a7778e464dcca3bff9b75e8d07e7bc74689fd334c8dd1  template cpu/dispatch.cpp.tpl
+//   aa6ab4b78002dbec0a8d46a7b0e339daddd4d1d80530292d112b3a9c27cfbe1a  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
 //
 // The packed path runs exactly the tile hierarchy the model ranks (see manifest.yaml for each kernel's tiles):
-//   for each level-2 tile (M2 x N2 x K2) of the problem, m innermost      (problem level: temporal)
+//   for each level-2 tile (M2 x N2 x K2) of the problem, n innermost      (problem level: temporal)
 //     in parallel over its level-1 tiles (M1 x N1), each thread:          (level 2, "cores": m, n parallel)
 //       for each K1 slice of the level-2 tile's depth:                   (level 2: k temporal reduction)
 //         pack B (K1 x N1) into NR-wide micro-panels, unless this thread holds it from the last tile,
-//         and A (M1 x K1) into MR-tall ones
+//         and A (M1 x K1) into MR-tall ones, unless it holds that from a level-2 tile to the left
 //         for jr in N1 step NR, ir in M1 step MR: micro-kernel           (level 1 over register tiles)
+// All threads share one parallel region per call (see packed_task).
 // Edge tiles run exact-size micro-kernel instantiations: no padding work anywhere.
 // The direct path (small problems) runs the same micro-kernels on A and B in place.
 #include <algorithm>
@@ -324,13 +325,28 @@ struct Gemm {
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
-// Workspace: per thread, a packed A block (M1 x K1) and a packed B block (K1 x N1), each 64-byte aligned.
+// Workspace: per thread, a_slots() packed A blocks (M1 x K1) and one packed B block (K1 x N1), each 64-byte
+// aligned.
 int64_t a_block_floats(const Kernel& k) { return round_up(round_up(k.m1, k.mr) * k.k1, kAlign / sizeof(float)); }
 int64_t b_block_floats(const Kernel& k) { return round_up(round_up(k.n1, k.nr) * k.k1, kAlign / sizeof(float)); }
+
+// A thread keeps one packed A block per level-1 row block and k slice of a level-2 tile, so that the level-2 tiles
+// along N, which it walks innermost, reuse them instead of packing A again: packing A is a transpose, several
+// times dearer per element than B's copy. At most kACacheBytes per thread (and kMaxASlots blocks); beyond that the
+// blocks share slots and one evicted is packed again.
+constexpr int64_t kACacheBytes = int64_t{4} << 20;
+constexpr int64_t kMaxASlots = 256;
+int64_t a_slots(const Kernel& k) {
+  using strata_model::ceil_div;
+  const int64_t wanted = ceil_div(k.m2, k.m1) * ceil_div(k.k2, k.k1);
+  const int64_t fit = kACacheBytes / (a_block_floats(k) * static_cast<int64_t>(sizeof(float)));
+  return std::max<int64_t>(1, std::min({wanted, fit, kMaxASlots}));
+}
+int64_t thread_floats(const Kernel& k) { return a_slots(k) * a_block_floats(k) + b_block_floats(k); }
+
 size_t workspace_bytes(const Plan& plan) {
   if (!plan.packed) return 0;
-  const Kernel& k = kKernels[plan.kernel];
-  return static_cast<size_t>(plan.threads * (a_block_floats(k) + b_block_floats(k))) * sizeof(float) + kAlign;
+  return static_cast<size_t>(plan.threads * thread_floats(kKernels[plan.kernel])) * sizeof(float) + kAlign;
 }
 
 // C = beta * C, used for K = 0 and alpha = 0; beta = 0 writes zeros without reading C.
@@ -380,9 +396,20 @@ void direct_task(void* context, int64_t index) {
   direct_tiles(*job.g, *job.k, total * index / job.threads, total * (index + 1) / job.threads, job.tiles_n);
 }
 
-// What a task's B buffer holds, so that the next level-2 tile can reuse it instead of packing it again.
-struct PackedB {
-  int64_t j1 = -1, p1 = -1, n1 = 0, k1 = 0;
+// What a thread's B buffer (or one of its A slots) holds, so that a later level-1 tile can reuse it instead of
+// packing it again: the block's origin (row or column, then k) and extent.
+struct PackedBlock {
+  int64_t origin = -1, p1 = -1, extent = 0, k1 = 0;
+  bool holds(int64_t o, int64_t p, int64_t e, int64_t k) const { return origin == o && p1 == p && extent == e && k1 == k; }
+};
+
+// One thread's packing buffers and what they hold.
+struct ThreadBuffers {
+  float* a;  // a_slots() blocks of a_block_floats()
+  float* b;
+  int64_t slots;
+  PackedBlock held_b;
+  PackedBlock held_a[kMaxASlots];
 };
 
 // Packed path, one level-2 tile: its level-1 tiles, split into contiguous ranges per thread.
@@ -393,29 +420,35 @@ struct BlockJob {
   int64_t threads;           // threads sharing it: at most one per level-1 tile
 };
 
-// Thread `index`'s share of one level-2 tile. a_block and b_block are its own buffers; held says what b_block holds.
-void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, int64_t index, float* a_block, float* b_block,
-               PackedB& held) {
+// Thread `index`'s share of one level-2 tile.
+void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, int64_t index, ThreadBuffers& buffers) {
   // Level-1 tiles are numbered column-major (j1 outer), so a thread's contiguous range holds runs of tiles that share
   // a B block: each run packs B once per k slice and reuses it for every A block of the run.
   const int64_t total = job.tiles_m * job.tiles_n;
   const int64_t begin = total * index / job.threads, end = total * (index + 1) / job.threads;
+  const int64_t k_slices = strata_model::ceil_div(job.k2, k.k1);
   for (int64_t run = begin; run < end;) {
     const int64_t tile_j = run / job.tiles_m;
     const int64_t run_end = std::min(end, (tile_j + 1) * job.tiles_m);
     const int64_t j1 = job.j2 + tile_j * k.n1, n1 = std::min<int64_t>(k.n1, job.j2 + job.n2 - j1);
-    for (int64_t p1 = job.p2; p1 < job.p2 + job.k2; p1 += k.k1) {
-      const int64_t k1 = std::min<int64_t>(k.k1, job.p2 + job.k2 - p1);
-      if (held.j1 != j1 || held.p1 != p1 || held.n1 != n1 || held.k1 != k1) {
-        k.pack_b(g.B + p1 * g.ldb + j1, g.ldb, n1, k1, b_block);
-        held = PackedB{j1, p1, n1, k1};
+    for (int64_t slice = 0; slice < k_slices; ++slice) {
+      const int64_t p1 = job.p2 + slice * k.k1, k1 = std::min<int64_t>(k.k1, job.p2 + job.k2 - p1);
+      if (!buffers.held_b.holds(j1, p1, n1, k1)) {
+        k.pack_b(g.B + p1 * g.ldb + j1, g.ldb, n1, k1, buffers.b);
+        buffers.held_b = PackedBlock{j1, p1, n1, k1};
       }
       const float beta = p1 == 0 ? g.beta : 1.0f;  // later k slices accumulate onto the first one's result
       for (int64_t t = run; t < run_end; ++t) {
-        const int64_t i1 = job.i2 + (t % job.tiles_m) * k.m1, m1 = std::min<int64_t>(k.m1, job.i2 + job.m2 - i1);
-        k.pack_a(g.A + i1 * g.lda + p1, g.lda, m1, k1, a_block);
+        const int64_t tile_i = t % job.tiles_m;
+        const int64_t i1 = job.i2 + tile_i * k.m1, m1 = std::min<int64_t>(k.m1, job.i2 + job.m2 - i1);
+        const int64_t slot = (tile_i * k_slices + slice) % buffers.slots;
+        float* a_block = buffers.a + slot * a_block_floats(k);
+        if (!buffers.held_a[slot].holds(i1, p1, m1, k1)) {
+          k.pack_a(g.A + i1 * g.lda + p1, g.lda, m1, k1, a_block);
+          buffers.held_a[slot] = PackedBlock{i1, p1, m1, k1};
+        }
         for (int64_t jr = 0; jr < n1; jr += k.nr) {
-          const float* b = b_block + (jr / k.nr) * k.nr * k1;
+          const float* b = buffers.b + (jr / k.nr) * k.nr * k1;
           const int32_t cols = static_cast<int32_t>(std::min<int64_t>(k.nr, n1 - jr));
           for (int64_t ir = 0; ir < m1; ir += k.mr) {
             TileArgs args{k1, a_block + ir * k1, 0, b, 0, g.C + (i1 + ir) * g.ldc + j1 + jr, g.ldc, g.alpha, beta,
@@ -433,29 +466,30 @@ struct PackedJob {
   const Gemm* g;
   const Kernel* k;
   int64_t threads;
-  float* buffers;  // per thread: packed A block, then packed B block
+  float* buffers;  // per thread: thread_floats() floats
 };
 
-// One thread's part of the whole packed call. Every thread walks all level-2 tiles in the same order (m innermost:
-// consecutive tiles need the same B blocks, which each thread keeps) and takes the same share of each tile's
+// One thread's part of the whole packed call. Every thread walks all level-2 tiles in the same order (n innermost:
+// consecutive tiles need the same A blocks, which each thread keeps) and takes the same share of each tile's
 // level-1 tiles for every k slice of it, so each element of C is accumulated by one thread, in k order: the call
 // needs one parallel region, with no barrier between level-2 tiles.
 void packed_task(void* context, int64_t index) {
   const PackedJob& job = *static_cast<const PackedJob*>(context);
   const Gemm& g = *job.g;
   const Kernel& k = *job.k;
-  float* a_block = job.buffers + index * (a_block_floats(k) + b_block_floats(k));
-  float* b_block = a_block + a_block_floats(k);
-  PackedB held;
-  for (int64_t j2 = 0; j2 < g.N; j2 += k.n2)
-    for (int64_t p2 = 0; p2 < g.K; p2 += k.k2)
-      for (int64_t i2 = 0; i2 < g.M; i2 += k.m2) {
+  ThreadBuffers buffers;
+  buffers.a = job.buffers + index * thread_floats(k);
+  buffers.slots = a_slots(k);
+  buffers.b = buffers.a + buffers.slots * a_block_floats(k);
+  for (int64_t p2 = 0; p2 < g.K; p2 += k.k2)
+    for (int64_t i2 = 0; i2 < g.M; i2 += k.m2)
+      for (int64_t j2 = 0; j2 < g.N; j2 += k.n2) {
         BlockJob block{i2, j2, p2, std::min<int64_t>(k.m2, g.M - i2), std::min<int64_t>(k.n2, g.N - j2),
                        std::min<int64_t>(k.k2, g.K - p2), 0, 0, 0};
         block.tiles_m = strata_model::ceil_div(block.m2, k.m1);
         block.tiles_n = strata_model::ceil_div(block.n2, k.n1);
         block.threads = std::min<int64_t>(job.threads, block.tiles_m * block.tiles_n);
-        if (index < block.threads) run_block(g, k, block, index, a_block, b_block, held);
+        if (index < block.threads) run_block(g, k, block, index, buffers);
       }
 }
 

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   3ce86365310e007ca6cee5fc2d4d0b9ac959db77b4d5a28ae447614726209b24  template cpu/ukernel.cpp.tpl
+//   d3925a6abe213c46458b6246fb387ac38761137c8026afe313460ff6cbb25852  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 4 x 24 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 78.30 GFLOP/s (6.28e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -59,6 +59,9 @@ inline Vec load_b(const float* p, Mask last) {
   return vload(p);
 }
 
+// The least depth at which a tile prefetches its C rows (see tile()).
+constexpr int64_t kPrefetchDepth = 32;
+
 template <bool kPacked, int kRows, int kVecs>
 void tile(const TileArgs& t) {
   static_assert(kRows >= 1 && kRows <= 4 && kVecs >= 1 && kVecs <= 3, "tile outside the register tile");
@@ -71,12 +74,14 @@ void tile(const TileArgs& t) {
   const float* b = t.b;
   const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
   // C is read once, after the whole k loop, and its rows lie ldc apart, where no hardware prefetcher follows: ask
-  // for them now so that their misses overlap the k loop instead of stalling the epilogue.
-  for (int r = 0; r < kRows; ++r) {
-    const float* row = t.c + r * t.ldc;
-    for (int j = 0; j < t.cols; j += 64 / static_cast<int>(sizeof(float))) __builtin_prefetch(row + j, 1);
-    __builtin_prefetch(row + t.cols - 1, 1);
-  }
+  // for them now so that their misses overlap the k loop instead of stalling the epilogue. A short k loop has
+  // nothing to overlap them with (and its C is usually in cache), so it skips the prefetches.
+  if (t.k >= kPrefetchDepth)
+    for (int r = 0; r < kRows; ++r) {
+      const float* row = t.c + r * t.ldc;
+      for (int j = 0; j < t.cols; j += 64 / static_cast<int>(sizeof(float))) __builtin_prefetch(row + j, 1);
+      __builtin_prefetch(row + t.cols - 1, 1);
+    }
   Vec c0_0 = vzero();
   Vec c0_1 = vzero();
   Vec c0_2 = vzero();
