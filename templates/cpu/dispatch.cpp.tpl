@@ -93,12 +93,13 @@ strata_model::Tiling tiling_of(int32_t id) {
 }
 
 // Packing copies a panel so that the micro-kernel reads it contiguously from cache many times. It does not pay when
-// everything fits in {{DIRECT_CACHE}} anyway, or when A is a single row of register tiles, so that each B element is
-// read once either way. With two rows of tiles it already pays: in place, each tile walks K rows of B, one page
-// apart when B is wide, and the second row of tiles finds B's k slice evicted (16x2304x768: 15 GFLOP/s direct, 45
-// packed on the Xeon the examples were profiled on).
+// everything fits in {{DIRECT_CACHE}} anyway, or when C is a single row or column of register tiles, so that each B
+// (or A) element is read once either way; packing A, a transpose, would then cost more than the FMAs that use it.
+// With two rows of tiles packing already pays: in place, each tile walks K rows of B, one page apart when B is
+// wide, and the second row of tiles finds B's k slice evicted (16x2304x768: 15 GFLOP/s direct, 45 packed on the
+// Xeon the examples were profiled on).
 bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
-  if (M <= k.mr) return true;
+  if (M <= k.mr || N <= k.nr) return true;
   return K <= k.k1 && (M * K + K * N) * static_cast<int64_t>(sizeof(float)) <= kDirectBytes;
 }
 

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   c24f0825a13dbb62d378095b2463783740d94bf7cb23e661f3edc634bfe686d4  template cpu/dispatch.cpp.tpl
+//   5b567ccd2dd1631f9156db547c3bbc42ac33d0284aa53aad6e54cbdd540f34b2  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -109,12 +109,13 @@ strata_model::Tiling tiling_of(int32_t id) {
 }
 
 // Packing copies a panel so that the micro-kernel reads it contiguously from cache many times. It does not pay when
-// everything fits in l2 anyway, or when A is a single row of register tiles, so that each B element is
-// read once either way. With two rows of tiles it already pays: in place, each tile walks K rows of B, one page
-// apart when B is wide, and the second row of tiles finds B's k slice evicted (16x2304x768: 15 GFLOP/s direct, 45
-// packed on the Xeon the examples were profiled on).
+// everything fits in l2 anyway, or when C is a single row or column of register tiles, so that each B
+// (or A) element is read once either way; packing A, a transpose, would then cost more than the FMAs that use it.
+// With two rows of tiles packing already pays: in place, each tile walks K rows of B, one page apart when B is
+// wide, and the second row of tiles finds B's k slice evicted (16x2304x768: 15 GFLOP/s direct, 45 packed on the
+// Xeon the examples were profiled on).
 bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
-  if (M <= k.mr) return true;
+  if (M <= k.mr || N <= k.nr) return true;
   return K <= k.k1 && (M * K + K * N) * static_cast<int64_t>(sizeof(float)) <= kDirectBytes;
 }
 
