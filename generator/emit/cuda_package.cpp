@@ -6,6 +6,7 @@
 
 #include "emit/manifest.h"
 #include "emit/package_writer.h"
+#include "emit/render_values.h"
 #include "strata_version.h"
 
 namespace strata {
@@ -15,27 +16,6 @@ const char* const kCudaModelledNote =
     "descriptor's numbers, and the package's bench measures the result against cuBLAS on a GPU";
 
 namespace {
-
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return s;
-}
-
-// A C++ double literal that round-trips.
-std::string literal(double x) {
-  std::string s = fmt::format("{}", x);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
-}
-
-const char* loop_constant(strata_model::LoopKind k) {
-  switch (k) {
-    case strata_model::kParallel: return "strata_model::kParallel";
-    case strata_model::kTemporal: return "strata_model::kTemporal";
-    case strata_model::kReduction: return "strata_model::kReduction";
-  }
-  return "strata_model::kTemporal";
-}
 
 const char* unit_name(ComputeUnit u) { return u == ComputeUnit::tensor_core ? "tensor_core" : "cuda_core"; }
 
@@ -243,12 +223,7 @@ std::string render_cuda_manifest(const PackageInputs& in, const std::vector<Unit
                                  const std::map<std::string, std::string>& templates) {
   const Arch& arch = *in.arch;
   const Op& op = *in.op;
-  std::string y;
-  y += std::string(kManifestMarker) + "\n";
-  y += fmt::format("name: {}\n", in.name);
-  y += fmt::format("generator: {}\n", yaml_quote(std::string("strata ") + STRATA_VERSION));
-  y += fmt::format("arch: {{name: {}, sha256: {}}}\n", arch.name, arch.content_sha);
-  y += fmt::format("op: {{name: {}, sha256: {}}}\n", op.name, op.content_sha);
+  std::string y = manifest_preamble(in.name, arch, op);
   y += fmt::format(
       "target: {{arch: cuda, sm: {}, sms: {}, registers_per_thread_max: {}, registers_per_sm: {}, "
       "shared_memory_per_block_bytes: {}}}\n",

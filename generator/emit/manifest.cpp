@@ -43,15 +43,20 @@ std::string yaml_quote(const std::string& s) {
   return out + "\"";
 }
 
-std::string render_manifest(const ManifestInputs& in, const std::vector<double>& level0_seconds) {
-  const Arch& arch = *in.arch;
-  const Op& op = *in.op;
+std::string manifest_preamble(const std::string& name, const Arch& arch, const Op& op) {
   std::string y;
   y += std::string(kManifestMarker) + "\n";
-  y += fmt::format("name: {}\n", in.name);
+  y += fmt::format("name: {}\n", name);
   y += fmt::format("generator: {}\n", yaml_quote(std::string("strata ") + STRATA_VERSION));
   y += fmt::format("arch: {{name: {}, sha256: {}}}\n", arch.name, arch.content_sha);
   y += fmt::format("op: {{name: {}, sha256: {}}}\n", op.name, op.content_sha);
+  return y;
+}
+
+std::string render_manifest(const ManifestInputs& in, const std::vector<double>& level0_seconds) {
+  const Arch& arch = *in.arch;
+  const Op& op = *in.op;
+  std::string y = manifest_preamble(in.name, arch, op);
   y += fmt::format("target: {{arch: {}, vector: {}, vector_bits: {}}}\n", to_string(arch.target),
                    to_string(arch.isa.vector), arch.isa.vector_bits);
   y += "templates:\n";

@@ -24,6 +24,9 @@ struct ManifestInputs {
 
 std::string render_manifest(const ManifestInputs& in, const std::vector<double>& level0_seconds);
 
+// The lines every manifest starts with: the package marker, the name, the generator version and the input hashes.
+std::string manifest_preamble(const std::string& name, const Arch& arch, const Op& op);
+
 // YAML double-quoted scalar.
 std::string yaml_quote(const std::string& s);
 

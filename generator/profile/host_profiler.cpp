@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <stdio.h>  // popen, pclose
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +19,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/process_status.h"
 #include "cpu/kit/device_info.h"  // templates/: the text every profile kit carries
 #include "profile/profile_kit.h"
 #include "render/template_renderer.h"
@@ -93,18 +93,6 @@ std::string first_lines(const std::string& text, int count) {
   }
   return out.empty() ? "  (no output)\n" : out;
 }
-
-std::string status_text(int status) {
-  if (status == -1) return "could not be started";
-  if (WIFSIGNALED(status)) return fmt::format("killed by signal {}", WTERMSIG(status));
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (code == 127) return "exit status 127: command not found";
-  // The shell reports a child killed by a signal as 128 + signal.
-  if (code > 128 && code < 160) return fmt::format("exit status {}: killed by signal {}", code, code - 128);
-  return fmt::format("exit status {}", code);
-}
-
-bool succeeded(int status) { return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 
 // Runs `command` (a shell command line) with stdout and stderr into `log`; throws with both when it fails.
 void run_logged(const std::string& command, const std::string& log, const std::string& what) {

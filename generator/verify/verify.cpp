@@ -1,7 +1,6 @@
 #include "verify/verify.h"
 
 #include <fmt/format.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/process_status.h"
 #include "emit/package_writer.h"
 #include "spec/yaml_reader.h"
 
@@ -50,17 +50,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
 }
-
-std::string status_text(int status) {
-  if (status == -1) return "could not be started";
-  if (WIFSIGNALED(status)) return fmt::format("killed by signal {}", WTERMSIG(status));
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (code == 127) return "exit status 127: command not found";
-  if (code > 128 && code < 160) return fmt::format("exit status {}: killed by signal {}", code, code - 128);
-  return fmt::format("exit status {}", code);
-}
-
-bool succeeded(int status) { return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 
 bool diagnostic(const std::string& line) {
   std::string lower = line;
