@@ -65,8 +65,9 @@ constexpr strata_model::Machine kMachine = {
     4, 4, 4,
 };
 
-// Each parallel region (a pool wake-up and join) costs about this much; the model has no term for it, so the plan
-// adds it for every region a multi-threaded call runs. An estimate for a condition-variable pool, not measured.
+// A multi-threaded call runs one parallel region (a pool hand-off and join), which costs about this much; the model
+// has no term for it, so the plan adds it. An estimate for a warm pool, whose workers are still spinning; waking a
+// sleeping worker costs more (tens of microseconds in a VM), and the plan does not see that.
 constexpr double kParallelRegionSeconds = 4e-6;
 // Below this many bytes of A and B together, packing buys nothing (see use_direct).
 constexpr int64_t kDirectBytes = {{DIRECT_BYTES}};

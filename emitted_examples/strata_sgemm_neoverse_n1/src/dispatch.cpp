@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   5b567ccd2dd1631f9156db547c3bbc42ac33d0284aa53aad6e54cbdd540f34b2  template cpu/dispatch.cpp.tpl
+//   cc62d255fbaa61503494cdc2185475c33b8efd936135f93c7b73d2ddb2f08e40  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -80,8 +80,9 @@ constexpr strata_model::Machine kMachine = {
     4, 4, 4,
 };
 
-// Each parallel region (a pool wake-up and join) costs about this much; the model has no term for it, so the plan
-// adds it for every region a multi-threaded call runs. An estimate for a condition-variable pool, not measured.
+// A multi-threaded call runs one parallel region (a pool hand-off and join), which costs about this much; the model
+// has no term for it, so the plan adds it. An estimate for a warm pool, whose workers are still spinning; waking a
+// sleeping worker costs more (tens of microseconds in a VM), and the plan does not see that.
 constexpr double kParallelRegionSeconds = 4e-6;
 // Below this many bytes of A and B together, packing buys nothing (see use_direct).
 constexpr int64_t kDirectBytes = 524288;

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   5b567ccd2dd1631f9156db547c3bbc42ac33d0284aa53aad6e54cbdd540f34b2  template cpu/dispatch.cpp.tpl
+//   cc62d255fbaa61503494cdc2185475c33b8efd936135f93c7b73d2ddb2f08e40  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -82,8 +82,9 @@ constexpr strata_model::Machine kMachine = {
     4, 4, 4,
 };
 
-// Each parallel region (a pool wake-up and join) costs about this much; the model has no term for it, so the plan
-// adds it for every region a multi-threaded call runs. An estimate for a condition-variable pool, not measured.
+// A multi-threaded call runs one parallel region (a pool hand-off and join), which costs about this much; the model
+// has no term for it, so the plan adds it. An estimate for a warm pool, whose workers are still spinning; waking a
+// sleeping worker costs more (tens of microseconds in a VM), and the plan does not see that.
 constexpr double kParallelRegionSeconds = 4e-6;
 // Below this many bytes of A and B together, packing buys nothing (see use_direct).
 constexpr int64_t kDirectBytes = 131072;

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   5b567ccd2dd1631f9156db547c3bbc42ac33d0284aa53aad6e54cbdd540f34b2  template cpu/dispatch.cpp.tpl
+//   cc62d255fbaa61503494cdc2185475c33b8efd936135f93c7b73d2ddb2f08e40  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -81,8 +81,9 @@ constexpr strata_model::Machine kMachine = {
     4, 4, 4,
 };
 
-// Each parallel region (a pool wake-up and join) costs about this much; the model has no term for it, so the plan
-// adds it for every region a multi-threaded call runs. An estimate for a condition-variable pool, not measured.
+// A multi-threaded call runs one parallel region (a pool hand-off and join), which costs about this much; the model
+// has no term for it, so the plan adds it. An estimate for a warm pool, whose workers are still spinning; waking a
+// sleeping worker costs more (tens of microseconds in a VM), and the plan does not see that.
 constexpr double kParallelRegionSeconds = 4e-6;
 // Below this many bytes of A and B together, packing buys nothing (see use_direct).
 constexpr int64_t kDirectBytes = 524288;
