@@ -37,26 +37,7 @@ void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d, cons
 }
 
 void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
-  const strata_model::Machine& m = in.machine;
-  d->SetIntValue("NUM_LEVELS", m.num_levels);
-  d->SetIntValue("TOP_LEVEL", m.num_levels - 1);
-  for (int l = 0; l < m.num_levels; ++l) {
-    auto* level = d->AddSectionDictionary("LEVEL");
-    level->SetIntValue("INDEX", l);
-    level->SetValue("LEVEL_NAME", in.arch->levels[static_cast<size_t>(l)].name);
-    level->SetValue("LATENCY_S", literal(m.level[l].latency_s));
-    level->SetValue("BANDWIDTH_BPS", literal(m.level[l].bandwidth_Bps));
-    level->SetValue("PARALLEL_UNITS", std::to_string(m.level[l].parallel_units));
-    level->SetValue("LOOP_M", loop_constant(m.level[l].loop[0]));
-    level->SetValue("LOOP_N", loop_constant(m.level[l].loop[1]));
-    level->SetValue("LOOP_K", loop_constant(m.level[l].loop[2]));
-    level->SetValue("SERIAL_LOAD", m.level[l].serial_load ? "true" : "false");
-  }
-  d->SetValue("PROBLEM_LATENCY_S", literal(m.problem.latency_s));
-  d->SetValue("PROBLEM_BANDWIDTH_BPS", literal(m.problem.bandwidth_Bps));
-  d->SetValue("UNIT_FLOPS", literal(m.unit_flops));
-  d->SetValue("FMA_LATENCY_S", literal(m.fma_latency_s));
-  d->SetValue("LAUNCH_S", literal(m.launch_s));
+  fill_model_machine(*in.arch, in.machine, d);
   const MemorySpec& block_memory = in.arch->memory_of(in.arch->levels.at(1));
   d->SetValue("DIRECT_CACHE", block_memory.name);
   d->SetValue("DIRECT_BYTES", std::to_string(block_memory.capacity_bytes / 2));

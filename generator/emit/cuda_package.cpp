@@ -168,25 +168,8 @@ void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
 }
 
 void fill_machine(const Arch& arch, const UnitKernels& u, ctemplate::TemplateDictionary* d) {
-  const strata_model::Machine& m = u.machine;
   d->SetValue("UNIT", unit_name(u.unit));
-  d->SetIntValue("NUM_LEVELS", m.num_levels);
-  for (int l = 0; l < m.num_levels; ++l) {
-    auto* level = d->AddSectionDictionary("LEVEL");
-    level->SetIntValue("INDEX", l);
-    level->SetValue("LEVEL_NAME", arch.levels[static_cast<size_t>(l)].name);
-    level->SetValue("LATENCY_S", literal(m.level[l].latency_s));
-    level->SetValue("BANDWIDTH_BPS", literal(m.level[l].bandwidth_Bps));
-    level->SetValue("PARALLEL_UNITS", std::to_string(m.level[l].parallel_units));
-    level->SetValue("LOOP_M", loop_constant(m.level[l].loop[0]));
-    level->SetValue("LOOP_N", loop_constant(m.level[l].loop[1]));
-    level->SetValue("LOOP_K", loop_constant(m.level[l].loop[2]));
-    level->SetValue("SERIAL_LOAD", m.level[l].serial_load ? "true" : "false");
-  }
-  d->SetValue("PROBLEM_LATENCY_S", literal(m.problem.latency_s));
-  d->SetValue("PROBLEM_BANDWIDTH_BPS", literal(m.problem.bandwidth_Bps));
-  d->SetValue("UNIT_FLOPS", literal(m.unit_flops));
-  d->SetValue("LAUNCH_S", literal(m.launch_s));
+  fill_model_machine(arch, u.machine, d);
 }
 
 void fill_kernel(const Op& op, const CudaKernel& k, ctemplate::TemplateDictionary* d) {

@@ -2,9 +2,12 @@
 // same model parameters the same way.
 #pragma once
 
+#include <ctemplate/template.h>
+
 #include <string>
 
 #include "cost_model.h"
+#include "spec/arch.h"
 
 namespace strata {
 
@@ -16,5 +19,9 @@ std::string literal(double x);
 
 // The strata_model:: constant naming a loop kind.
 const char* loop_constant(strata_model::LoopKind k);
+
+// The model's machine as the dispatch templates spell it: NUM_LEVELS, TOP_LEVEL, one LEVEL section per level
+// (named after arch's levels), the problem level, UNIT_FLOPS, FMA_LATENCY_S and LAUNCH_S.
+void fill_model_machine(const Arch& arch, const strata_model::Machine& m, ctemplate::TemplateDictionary* d);
 
 }  // namespace strata
