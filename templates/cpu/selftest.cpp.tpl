@@ -609,9 +609,12 @@ void CheckShapes(Tally& tally) {
       if (sane) AddEdgeShapes(EdgeSizes(plan), static_cast<size_t>(id), slots, shapes);
     }
   }
-  // The last one spans several level-2 tiles along every axis, so that blocks reused across tiles are exercised.
+  // 530x610x290 spans several level-2 tiles along every axis, so that blocks reused across tiles are exercised.
+  // The last two have a B of megabytes, too big for the direct path to keep in cache, with a single row or column
+  // of register tiles: the direct path then slices k differently (see direct_depth in dispatch.cpp), in slices
+  // that do not divide K.
   for (const Shape& s : {Shape{64, 64, 64}, Shape{100, 100, 100}, Shape{257, 257, 257}, Shape{300, 200, 500},
-                         Shape{530, 610, 290}}) {
+                         Shape{530, 610, 290}, Shape{3, 1100, 700}, Shape{20, 7, 60000}}) {
     // Under --quick the large ones go through the dispatcher and the workspace variant only: forcing every kernel
     // on them is most of the full run's time.
     shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);

@@ -97,11 +97,12 @@ inline Vec load_b(const float* p, Mask last) {
 }
 
 // C is read once, after the whole k loop, and its rows lie ldc apart, where no hardware prefetcher follows: a tile
-// asks for them during the k loop, one row per unrolled step, so that their misses overlap the FMAs instead of
-// stalling the epilogue. One row at a time, because a burst of every row's lines at the start fills the core's
-// miss buffers and stalls the loop behind it (on the Xeon the examples were profiled on, 10% of a 2048^3 call's
-// tile time went to such a burst). A short k loop has nothing to overlap the misses with (and its C is usually in
-// cache), so below kPrefetchDepth a tile prefetches nothing.
+// asks for them early, so that their misses overlap the FMAs instead of stalling the epilogue. A packed tile (deep
+// k, C anywhere in memory) asks during the k loop, one row per unrolled step: a burst of every row's lines at once
+// fills the core's miss buffers and stalls the loop behind it (on the Xeon the examples were profiled on, 10% of a
+// 2048^3 call's tile time went to such a burst). A direct tile asks for all rows before its k loop: it serves small
+// problems, whose C is usually in cache, and the per-step check would cost them 5-9%. A short k loop has nothing to
+// overlap the misses with, so below kPrefetchDepth a tile prefetches nothing.
 constexpr int64_t kPrefetchDepth = 32;
 constexpr int kLineFloats = 64 / static_cast<int>(sizeof(float));
 
@@ -123,11 +124,14 @@ void tile(const TileArgs& t) {
   const float* b = t.b;
   const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
   int c_row = t.k >= kPrefetchDepth ? 0 : kRows;  // the next C row to prefetch
+  if constexpr (!kPacked)
+    for (; c_row < kRows; ++c_row) prefetch_c_row<kVecs>(t.c + c_row * t.ldc, t.cols);
 {{#ROW}}{{#VEC}}  Vec c{{R}}_{{V}} = vzero();
 {{/VEC}}{{/ROW}}
   int64_t p = 0;
 {{#MEMORY_BROADCAST}}  for (; p + {{KU}} <= t.k; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
-    if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
+    if constexpr (kPacked)
+      if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
 {{#UNROLL}}    {
 {{#VEC}}      const Vec b{{V}} = kVecs > {{V}} ? load_b<kPacked, kVecs == {{V1}}>(b + {{U}} * b_rs + {{V}} * kLanes, last) : vzero();
 {{/VEC}}{{#ROW}}      if constexpr (kRows > {{R}}) {
@@ -147,7 +151,8 @@ void tile(const TileArgs& t) {
 {{#A_OVERLAP}}  // The last vector overlaps the one before it, so that it ends at the panel's last row instead of reading past it.
 {{/A_OVERLAP}}  // An edge tile (kRows < {{MR}}) loads only the vectors holding its rows, and never multiplies the lanes past them.
   for (; p + {{KU}} <= t.k; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
-    if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
+    if constexpr (kPacked)
+      if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
 {{#UNROLL}}    {
 {{#VEC}}      const Vec b{{V}} = kVecs > {{V}} ? load_b<kPacked, kVecs == {{V1}}>(b + {{U}} * b_rs + {{V}} * kLanes, last) : vzero();
 {{/VEC}}      if constexpr (kPacked) {

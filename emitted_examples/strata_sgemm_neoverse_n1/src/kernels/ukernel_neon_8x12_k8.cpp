@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   930ef9a725d612a52ac967b6eb4ce71ecb3ffb5f811ce2d4aa5dcc366c23102b  template cpu/ukernel.cpp.tpl
+//   442c7a173351eefb4e68342e8fbdd90815f534c8fb626f4af4d9d2acd5a9a5d8  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 8 x 12 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -77,11 +77,12 @@ inline Vec load_b(const float* p, Mask last) {
 }
 
 // C is read once, after the whole k loop, and its rows lie ldc apart, where no hardware prefetcher follows: a tile
-// asks for them during the k loop, one row per unrolled step, so that their misses overlap the FMAs instead of
-// stalling the epilogue. One row at a time, because a burst of every row's lines at the start fills the core's
-// miss buffers and stalls the loop behind it (on the Xeon the examples were profiled on, 10% of a 2048^3 call's
-// tile time went to such a burst). A short k loop has nothing to overlap the misses with (and its C is usually in
-// cache), so below kPrefetchDepth a tile prefetches nothing.
+// asks for them early, so that their misses overlap the FMAs instead of stalling the epilogue. A packed tile (deep
+// k, C anywhere in memory) asks during the k loop, one row per unrolled step: a burst of every row's lines at once
+// fills the core's miss buffers and stalls the loop behind it (on the Xeon the examples were profiled on, 10% of a
+// 2048^3 call's tile time went to such a burst). A direct tile asks for all rows before its k loop: it serves small
+// problems, whose C is usually in cache, and the per-step check would cost them 5-9%. A short k loop has nothing to
+// overlap the misses with, so below kPrefetchDepth a tile prefetches nothing.
 constexpr int64_t kPrefetchDepth = 32;
 constexpr int kLineFloats = 64 / static_cast<int>(sizeof(float));
 
@@ -103,6 +104,8 @@ void tile(const TileArgs& t) {
   const float* b = t.b;
   const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
   int c_row = t.k >= kPrefetchDepth ? 0 : kRows;  // the next C row to prefetch
+  if constexpr (!kPacked)
+    for (; c_row < kRows; ++c_row) prefetch_c_row<kVecs>(t.c + c_row * t.ldc, t.cols);
   Vec c0_0 = vzero();
   Vec c0_1 = vzero();
   Vec c0_2 = vzero();
@@ -132,7 +135,8 @@ void tile(const TileArgs& t) {
   // Packed: one k step's A elements are loaded as a0 (rows 0-3) and a1 (rows 4-7).
   // An edge tile (kRows < 8) loads only the vectors holding its rows, and never multiplies the lanes past them.
   for (; p + 8 <= t.k; p += 8, a += 8 * a_cs, b += 8 * b_rs) {
-    if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
+    if constexpr (kPacked)
+      if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
     {
       const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
       const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();

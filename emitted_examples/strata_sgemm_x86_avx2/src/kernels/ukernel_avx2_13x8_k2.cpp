@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   930ef9a725d612a52ac967b6eb4ce71ecb3ffb5f811ce2d4aa5dcc366c23102b  template cpu/ukernel.cpp.tpl
+//   442c7a173351eefb4e68342e8fbdd90815f534c8fb626f4af4d9d2acd5a9a5d8  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 2 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 66.11 GFLOP/s (8.05e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -60,11 +60,12 @@ inline Vec load_b(const float* p, Mask last) {
 }
 
 // C is read once, after the whole k loop, and its rows lie ldc apart, where no hardware prefetcher follows: a tile
-// asks for them during the k loop, one row per unrolled step, so that their misses overlap the FMAs instead of
-// stalling the epilogue. One row at a time, because a burst of every row's lines at the start fills the core's
-// miss buffers and stalls the loop behind it (on the Xeon the examples were profiled on, 10% of a 2048^3 call's
-// tile time went to such a burst). A short k loop has nothing to overlap the misses with (and its C is usually in
-// cache), so below kPrefetchDepth a tile prefetches nothing.
+// asks for them early, so that their misses overlap the FMAs instead of stalling the epilogue. A packed tile (deep
+// k, C anywhere in memory) asks during the k loop, one row per unrolled step: a burst of every row's lines at once
+// fills the core's miss buffers and stalls the loop behind it (on the Xeon the examples were profiled on, 10% of a
+// 2048^3 call's tile time went to such a burst). A direct tile asks for all rows before its k loop: it serves small
+// problems, whose C is usually in cache, and the per-step check would cost them 5-9%. A short k loop has nothing to
+// overlap the misses with, so below kPrefetchDepth a tile prefetches nothing.
 constexpr int64_t kPrefetchDepth = 32;
 constexpr int kLineFloats = 64 / static_cast<int>(sizeof(float));
 
@@ -86,6 +87,8 @@ void tile(const TileArgs& t) {
   const float* b = t.b;
   const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
   int c_row = t.k >= kPrefetchDepth ? 0 : kRows;  // the next C row to prefetch
+  if constexpr (!kPacked)
+    for (; c_row < kRows; ++c_row) prefetch_c_row<kVecs>(t.c + c_row * t.ldc, t.cols);
   Vec c0_0 = vzero();
   Vec c1_0 = vzero();
   Vec c2_0 = vzero();
@@ -102,7 +105,8 @@ void tile(const TileArgs& t) {
 
   int64_t p = 0;
   for (; p + 2 <= t.k; p += 2, a += 2 * a_cs, b += 2 * b_rs) {
-    if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
+    if constexpr (kPacked)
+      if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
     {
       const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
