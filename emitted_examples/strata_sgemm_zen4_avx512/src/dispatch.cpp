@@ -4,18 +4,19 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   69669f6a82ca6be0f1d22a46a7de1a4b50d57002c9e07d6bbb9862b7ea010323  template cpu/dispatch.cpp.tpl
+//   ab6380aabb83584e0342257a3978ef810914ae838187045d340290f816b34cdc  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
 //
-// The packed path runs exactly the tile hierarchy the model ranks (see manifest.yaml for each kernel's tiles):
-//   for each level-2 tile (M2 x N2 x K2) of the problem, n innermost      (problem level: temporal)
-//     in parallel over its level-1 tiles (M1 x N1), each thread:          (level 2, "cores": m, n parallel)
-//       for each K1 slice of the level-2 tile's depth:                   (level 2: k temporal reduction)
-//         pack B (K1 x N1) into NR-wide micro-panels, unless this thread holds it from the last tile,
-//         and A (M1 x K1) into MR-tall ones, unless it holds that from a level-2 tile to the left
-//         for jr in N1 step NR, ir in M1 step MR: micro-kernel           (level 1 over register tiles)
+// The packed path runs the tile hierarchy the model ranks (see manifest.yaml for each kernel's tiles):
+//   in parallel, each thread on its own block of C (see "Thread shares"):    (level 2, "cores": m, n parallel)
+//     for each level-2 tile (M2 x N2 x K2) of the block, n innermost      (problem level: temporal)
+//       for each level-1 tile (M1 x N1) of it, m innermost:              (level 2 over level-1 tiles)
+//         for each K1 slice of the level-2 tile's depth:                 (level 2: k temporal reduction)
+//           pack B (K1 x N1) into NR-wide micro-panels, unless the thread holds it from the last tile,
+//           and A (M1 x K1) into MR-tall ones, unless it holds that from a level-2 tile to the left
+//           for jr in N1 step NR, ir in M1 step MR: micro-kernel         (level 1 over register tiles)
 // All threads share one parallel region per call (see packed_task).
 // Edge tiles run exact-size micro-kernel instantiations: no padding work anywhere.
 // The direct path (small problems) runs the same micro-kernels on A and B in place.
@@ -97,6 +98,7 @@ struct Plan {
   int32_t threads;
   bool packed;
   double seconds;
+  int32_t row_shares;  // packed: C's rows are cut into this many thread blocks, its columns into threads / this
 };
 
 strata_model::Tiling tiling_of(int32_t id) {
@@ -120,12 +122,55 @@ bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   return K <= k.k1 && (M * K + K * N) * static_cast<int64_t>(sizeof(float)) <= kDirectBytes;
 }
 
+// ---- Thread shares ---------------------------------------------------------------------------------------------
+//
+// A packed call gives each thread a contiguous block of C, in whole register tiles: C's rows cut into row_shares
+// ranges, its columns into threads / row_shares, and each thread runs the single-thread loops on its block. No
+// packed panel is shared, so no thread ever waits for another. What a grid costs is what it packs twice: threads
+// in one column of blocks each pack A's rows of their own, but all of B's columns of the column, once per level-2
+// row of their own; threads in one row of blocks each pack the same A rows. The plan takes the grid that repacks
+// least. (Cutting every level-2 tile's level-1 tiles among the threads instead, the model's level 2 read
+// literally, made each thread pack all of A whenever a level-2 tile was one level-1 tile tall.)
+
+// Where share `index` of `count` starts along an extent cut into whole units of `unit` elements.
+int64_t share_start(int64_t extent, int64_t unit, int64_t index, int64_t count) {
+  const int64_t units = (extent + unit - 1) / unit;
+  return std::min(extent, units * index / count * unit);
+}
+
+// Elements a row_shares x col_shares grid packs beyond what one thread packs, each A element weighted twice: packing
+// A is a transpose, about twice the cost of B's copy per element.
+double repacked_elements(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t row_shares, int64_t col_shares) {
+  using strata_model::ceil_div;
+  int64_t b_packs = 0;  // times B's columns are packed: once per level-2 row of each row share
+  for (int64_t r = 0; r < row_shares; ++r)
+    b_packs += ceil_div(share_start(M, k.mr, r + 1, row_shares) - share_start(M, k.mr, r, row_shares), k.m2);
+  const double extra_b = static_cast<double>(b_packs - ceil_div(M, k.m2)) * static_cast<double>(K * N);
+  const double extra_a = 2.0 * static_cast<double>(col_shares - 1) * static_cast<double>(M * K);
+  return extra_a + extra_b;
+}
+
+// The grid for `threads` threads: every factorisation with at least a register tile per block, the one that
+// repacks least (ties: more row shares). When none gives every thread a block, threads take columns and the
+// threads past the last column of tiles idle.
+int32_t row_shares_for(const Kernel& k, int64_t M, int64_t N, int64_t K, int32_t threads) {
+  using strata_model::ceil_div;
+  int32_t best = 1;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (int32_t rows = 1; rows <= threads; ++rows) {
+    if (threads % rows != 0 || rows > ceil_div(M, k.mr) || threads / rows > ceil_div(N, k.nr)) continue;
+    const double cost = repacked_elements(k, M, N, K, rows, threads / rows);
+    if (cost <= best_cost) best = rows, best_cost = cost;
+  }
+  return best;
+}
+
 Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_threads) {
   const Kernel& k = kKernels[id];
   const strata_model::Tiling tiling = tiling_of(id);
   const int64_t shape[3] = {M, N, K};
   const bool packed = !use_direct(M, N, K, k);
-  Plan best{id, 1, packed, std::numeric_limits<double>::infinity()};
+  Plan best{id, 1, packed, std::numeric_limits<double>::infinity(), 1};
   // Thread counts tried: powers of two, then the maximum.
   for (int32_t threads = 1; threads <= max_threads;
        threads = threads == max_threads ? max_threads + 1 : std::min(threads * 2, max_threads)) {
@@ -133,8 +178,9 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_thread
     machine.level[2].parallel_units = threads;
     double seconds = strata_model::estimate(machine, tiling, shape).total_s;
     if (threads > 1) seconds += kParallelRegionSeconds;  // each path runs one parallel region per call
-    if (seconds < best.seconds) best = Plan{id, threads, packed, seconds};
+    if (seconds < best.seconds) best = Plan{id, threads, packed, seconds, 1};
   }
+  if (packed && best.threads > 1) best.row_shares = row_shares_for(k, M, N, K, best.threads);
   return best;
 }
 
@@ -439,24 +485,18 @@ struct ThreadBuffers {
   PackedBlock held_a[kMaxASlots];
 };
 
-// Packed path, one level-2 tile: its level-1 tiles, split into contiguous ranges per thread.
+// Packed path, one level-2 tile of a thread's block.
 struct BlockJob {
   int64_t i2, j2, p2;        // origin of the level-2 tile
-  int64_t m2, n2, k2;        // its extent, clamped to the problem
+  int64_t m2, n2, k2;        // its extent, clamped to the block
   int64_t tiles_m, tiles_n;  // level-1 tiles in it
-  int64_t threads;           // threads sharing it: at most one per level-1 tile
 };
 
-// Thread `index`'s share of one level-2 tile.
-void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, int64_t index, ThreadBuffers& buffers) {
-  // Level-1 tiles are numbered column-major (j1 outer), so a thread's contiguous range holds runs of tiles that share
-  // a B block: each run packs B once per k slice and reuses it for every A block of the run.
-  const int64_t total = job.tiles_m * job.tiles_n;
-  const int64_t begin = total * index / job.threads, end = total * (index + 1) / job.threads;
+// Runs one level-2 tile. Its level-1 tiles are walked column by column (m innermost), so that each B block is
+// packed once per k slice and reused by every A block of the column.
+void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffers& buffers) {
   const int64_t k_slices = strata_model::ceil_div(job.k2, k.k1);
-  for (int64_t run = begin; run < end;) {
-    const int64_t tile_j = run / job.tiles_m;
-    const int64_t run_end = std::min(end, (tile_j + 1) * job.tiles_m);
+  for (int64_t tile_j = 0; tile_j < job.tiles_n; ++tile_j) {
     const int64_t j1 = job.j2 + tile_j * k.n1, n1 = std::min<int64_t>(k.n1, job.j2 + job.n2 - j1);
     for (int64_t slice = 0; slice < k_slices; ++slice) {
       const int64_t p1 = job.p2 + slice * k.k1, k1 = std::min<int64_t>(k.k1, job.p2 + job.k2 - p1);
@@ -465,8 +505,7 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, int64_t inde
         buffers.held_b = PackedBlock{j1, p1, n1, k1};
       }
       const float beta = p1 == 0 ? g.beta : 1.0f;  // later k slices accumulate onto the first one's result
-      for (int64_t t = run; t < run_end; ++t) {
-        const int64_t tile_i = t % job.tiles_m;
+      for (int64_t tile_i = 0; tile_i < job.tiles_m; ++tile_i) {
         const int64_t i1 = job.i2 + tile_i * k.m1, m1 = std::min<int64_t>(k.m1, job.i2 + job.m2 - i1);
         const int64_t slot = (tile_i * k_slices + slice) % buffers.slots;
         float* a_block = buffers.a + slot * a_block_floats(k);
@@ -485,25 +524,32 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, int64_t inde
         }
       }
     }
-    run = run_end;
   }
 }
 
 struct PackedJob {
   const Gemm* g;
   const Kernel* k;
-  int64_t threads;
+  int64_t row_shares, col_shares;
   float* buffers;  // per thread: thread_floats() floats
 };
 
-// One thread's part of the whole packed call. Every thread walks all level-2 tiles in the same order (n innermost:
-// consecutive tiles need the same A blocks, which each thread keeps) and takes the same share of each tile's
-// level-1 tiles for every k slice of it, so each element of C is accumulated by one thread, in k order: the call
-// needs one parallel region, with no barrier between level-2 tiles.
+// One thread's part of the whole packed call: its block of C (see "Thread shares"), as a GEMM of its own, its
+// level-2 tiles walked n innermost so that consecutive tiles need the A blocks the thread keeps. Each element of C
+// is accumulated by one thread, in k order: the call needs one parallel region, with no barrier in it.
 void packed_task(void* context, int64_t index) {
   const PackedJob& job = *static_cast<const PackedJob*>(context);
-  const Gemm& g = *job.g;
   const Kernel& k = *job.k;
+  const int64_t row_share = index / job.col_shares, col_share = index % job.col_shares;
+  const int64_t i0 = share_start(job.g->M, k.mr, row_share, job.row_shares);
+  const int64_t j0 = share_start(job.g->N, k.nr, col_share, job.col_shares);
+  Gemm g = *job.g;
+  g.M = share_start(g.M, k.mr, row_share + 1, job.row_shares) - i0;
+  g.N = share_start(g.N, k.nr, col_share + 1, job.col_shares) - j0;
+  if (g.M == 0 || g.N == 0) return;
+  g.A += i0 * g.lda;
+  g.B += j0;
+  g.C += i0 * g.ldc + j0;
   ThreadBuffers buffers;
   buffers.a = job.buffers + index * thread_floats(k);
   buffers.slots = a_slots(k);
@@ -512,17 +558,16 @@ void packed_task(void* context, int64_t index) {
     for (int64_t i2 = 0; i2 < g.M; i2 += k.m2)
       for (int64_t j2 = 0; j2 < g.N; j2 += k.n2) {
         BlockJob block{i2, j2, p2, std::min<int64_t>(k.m2, g.M - i2), std::min<int64_t>(k.n2, g.N - j2),
-                       std::min<int64_t>(k.k2, g.K - p2), 0, 0, 0};
+                       std::min<int64_t>(k.k2, g.K - p2), 0, 0};
         block.tiles_m = strata_model::ceil_div(block.m2, k.m1);
         block.tiles_n = strata_model::ceil_div(block.n2, k.n1);
-        block.threads = std::min<int64_t>(job.threads, block.tiles_m * block.tiles_n);
-        if (index < block.threads) run_block(g, k, block, index, buffers);
+        run_block(g, k, block, buffers);
       }
 }
 
 void run_packed(const Gemm& g, const Plan& plan, void* workspace) {
   const uintptr_t base = reinterpret_cast<uintptr_t>(workspace);
-  PackedJob job{&g, &kKernels[plan.kernel], plan.threads,
+  PackedJob job{&g, &kKernels[plan.kernel], plan.row_shares, plan.threads / plan.row_shares,
                 reinterpret_cast<float*>((base + kAlign - 1) / kAlign * kAlign)};
   parallel_for(plan.threads, packed_task, &job);
 }
