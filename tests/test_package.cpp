@@ -1,9 +1,13 @@
 // Generated packages build with gcc and clang (warnings as errors) and pass their self-test, which checks every
 // kernel and the dispatcher against a reference on edge-case shapes at 1 and 2 threads; one configuration runs
 // under AddressSanitizer and UndefinedBehaviorSanitizer. Only the ISAs this host runs are tested.
+#include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "analyze/model.h"
 #include "emit/cpu_package.h"
@@ -74,9 +78,38 @@ std::string generate_example(const Isa& isa, const ScratchDir& dir) {
   return dir.path() + "/pkg";
 }
 
-// The package's dispatcher runs the generator's model (the same cost_model.h and constants): at one thread, for
-// every shape, it must pick the kernel the generator's model ranks first and predict the same time.
-void check_same_choice_as_generator(const Isa& isa, const std::string& bench) {
+// Runs the package's bench on `shapes` at one thread (one call each, `extra` added to its options) and returns
+// its CSV rows split into cells: category,M,N,K,threads,kernel,median_s,min_s,gflops,predicted_s.
+std::vector<std::vector<std::string>> bench_rows(const std::string& bench, const std::string& extra,
+                                                 const std::vector<std::array<int64_t, 3>>& shapes) {
+  std::string args;
+  for (const auto& s : shapes)
+    args += " " + std::to_string(s[0]) + "," + std::to_string(s[1]) + "," + std::to_string(s[2]);
+  ScratchDir out;
+  const std::string command =
+      bench + " --threads 1 --reps 1 --warmup 0 " + extra + args + " > " + out.path() + "/csv 2>/dev/null";
+  REQUIRE(std::system(command.c_str()) == 0);
+  std::istringstream csv(read_file(out.path() + "/csv"));
+  std::string line;
+  std::getline(csv, line);  // the header
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> cells;
+    std::istringstream row(line);
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    INFO(line);
+    REQUIRE(cells.size() == 10);
+    rows.push_back(cells);
+  }
+  REQUIRE(rows.size() == shapes.size());
+  return rows;
+}
+
+// The package's dispatcher runs the generator's model (the same cost_model.h and constants) for the packed path: at
+// one thread, for every shape it packs, it must pick the kernel the generator's model ranks first and predict the
+// same time. The direct path has an estimate of its own (direct_seconds in dispatch.cpp): for shapes it runs in
+// place, the pick must be the kernel with the least prediction among those forced by id.
+void check_dispatcher_choices(const Isa& isa, const std::string& bench) {
   const strata::Arch arch = strata::load_arch(source_path(isa.arch));
   const strata::Op op = strata::load_op(source_path("ops/sgemm.yaml"));
   const auto records =
@@ -86,35 +119,43 @@ void check_same_choice_as_generator(const Isa& isa, const std::string& bench) {
   const auto level0 = strata::level0_seconds_from(arch, op, sieve, records);
   const auto selection = strata::select_kernels(sieve, machine, level0, strata::SelectOptions{});
   machine.level[machine.num_levels - 1].parallel_units = 1;
-  const std::vector<std::array<int64_t, 3>> shapes = {{1, 1, 1},        {7, 300, 61},    {128, 768, 768},
-                                                      {1000, 17, 2048}, {513, 513, 513}, {8, 4096, 1024}};
-  std::string args;
-  for (const auto& s : shapes)
-    args += " " + std::to_string(s[0]) + "," + std::to_string(s[1]) + "," + std::to_string(s[2]);
-  ScratchDir out;
-  REQUIRE(std::system((bench + " --threads 1 --reps 1 --warmup 0" + args + " > " + out.path() + "/csv 2>/dev/null")
-                          .c_str()) == 0);
-  std::istringstream csv(read_file(out.path() + "/csv"));
-  std::string line;
-  std::getline(csv, line);  // header: category,M,N,K,threads,kernel,median_s,min_s,gflops,predicted_s
-  for (const auto& shape : shapes) {
-    REQUIRE(std::getline(csv, line));
-    std::vector<std::string> cells;
-    std::istringstream row(line);
-    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
-    REQUIRE(cells.size() == 10);
+
+  // Packed: more rows and columns than any register tile, and A and B too big for the direct path.
+  const std::vector<std::array<int64_t, 3>> packed = {{128, 768, 768}, {513, 513, 513}, {64, 4096, 1024}};
+  const auto packed_rows = bench_rows(bench, "", packed);
+  for (size_t i = 0; i < packed.size(); ++i) {
     int best = -1;
     double best_s = 0;
     for (size_t k = 0; k < selection.kernels.size(); ++k) {
-      const double t = strata_model::estimate(machine, selection.kernels[k].tiling, shape.data()).total_s;
+      const double t = strata_model::estimate(machine, selection.kernels[k].tiling, packed[i].data()).total_s;
       if (best < 0 || t < best_s) {
         best = static_cast<int>(k);
         best_s = t;
       }
     }
-    INFO(line);
+    const auto& cells = packed_rows[i];
+    INFO(cells[1] << "x" << cells[2] << "x" << cells[3]);
     CHECK(std::stoi(cells[5]) == best);
     CHECK(std::stod(cells[9]) == Approx(best_s).epsilon(1e-6));
+  }
+
+  // Direct: a single row or column of tiles, or a problem that fits in cache.
+  const std::vector<std::array<int64_t, 3>> direct = {{1, 1, 1}, {7, 300, 61}, {1000, 17, 2048}, {8, 4096, 1024}};
+  const auto chosen = bench_rows(bench, "", direct);
+  std::vector<std::vector<double>> forced_s(direct.size());  // [shape][kernel id]: prediction with that kernel
+  for (size_t k = 0; k < selection.kernels.size(); ++k) {
+    const auto forced = bench_rows(bench, "--kernel " + std::to_string(k), direct);
+    for (size_t i = 0; i < direct.size(); ++i) forced_s[i].push_back(std::stod(forced[i][9]));
+  }
+  for (size_t i = 0; i < direct.size(); ++i) {
+    const auto& cells = chosen[i];
+    INFO(cells[1] << "x" << cells[2] << "x" << cells[3]);
+    const double least = *std::min_element(forced_s[i].begin(), forced_s[i].end());
+    const int id = std::stoi(cells[5]);
+    REQUIRE(id >= 0);
+    REQUIRE(static_cast<size_t>(id) < forced_s[i].size());
+    CHECK(std::stod(cells[9]) == Approx(least).epsilon(1e-6));
+    CHECK(forced_s[i][static_cast<size_t>(id)] == Approx(least).epsilon(1e-6));
   }
 }
 
@@ -131,7 +172,7 @@ TEST_CASE("generated packages build with gcc and clang and pass their self-test"
     const std::string src = generate_example(isa, dir);
     ScratchDir gcc_build;
     build_and_selftest(src, isa.example, "g++", "", "Release", &gcc_build);
-    check_same_choice_as_generator(isa, gcc_build.path() + "/" + isa.example + "_bench");
+    check_dispatcher_choices(isa, gcc_build.path() + "/" + isa.example + "_bench");
     if (have("clang++"))
       build_and_selftest(src, isa.example, "clang++", "", "Release");
     else

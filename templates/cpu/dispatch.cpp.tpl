@@ -149,6 +149,43 @@ int32_t row_shares_for(const Kernel& k, int64_t M, int64_t N, int64_t K, int32_t
   return best;
 }
 
+// The direct path's cost on `threads` threads. The model's levels describe the packed blocks, which the direct path
+// does not make: it runs register tiles over A and B in place, each tile its exact size. So its cost is the sum over
+// C's tiles of the profiled tile step scaled to the tile's rows, columns and depth (never below the FMA latency
+// chain of its k steps) plus the tile's C traffic at level 0's bandwidth (the cache register tiles load from), the
+// busiest thread's share of that, or the time to bring A, B and C from where they live, whichever is longer. Charging every edge tile as much as a full one, as the model does, made tall register tiles
+// look worse than they are on small M (31x31x31: the 4-row kernel chosen, 0.75 of the fastest).
+double direct_seconds(const Kernel& k, int64_t M, int64_t N, int64_t K, int32_t threads) {
+  using strata_model::ceil_div;
+  const strata_model::Machine& m = kMachine;
+  const double step_s = k.level0_seconds > 0 ? k.level0_seconds
+                                             : 2.0 * static_cast<double>(k.mr * k.nr * k.ku) / m.unit_flops;
+  const double k_steps = static_cast<double>(K) / static_cast<double>(k.ku);
+  const double chain_s = static_cast<double>(K) * m.fma_latency_s;
+  auto tile_s = [&](int64_t rows, int64_t cols) {
+    const double used = static_cast<double>(rows * cols) / static_cast<double>(k.mr * k.nr);
+    return std::max(step_s * used * k_steps, chain_s) +
+           2.0 * static_cast<double>(rows * cols) * m.c_bytes / m.level[0].bandwidth_Bps;
+  };
+  const int64_t full_m = M / k.mr, edge_m = M % k.mr, full_n = N / k.nr, edge_n = N % k.nr;
+  double compute_s = static_cast<double>(full_m * full_n) * tile_s(k.mr, k.nr);
+  if (edge_n > 0) compute_s += static_cast<double>(full_m) * tile_s(k.mr, edge_n);
+  if (edge_m > 0) compute_s += static_cast<double>(full_n) * tile_s(edge_m, k.nr);
+  if (edge_m > 0 && edge_n > 0) compute_s += tile_s(edge_m, edge_n);
+  const int64_t tiles = ceil_div(M, k.mr) * ceil_div(N, k.nr);
+  compute_s *= static_cast<double>(ceil_div(tiles, threads)) / static_cast<double>(tiles);
+  const double bytes = static_cast<double>(M * K) * m.a_bytes + static_cast<double>(K * N) * m.b_bytes +
+                       2.0 * static_cast<double>(M * N) * m.c_bytes;
+  // Each thread streams its share at its own bandwidth: {{DIRECT_CACHE}}'s, or the outermost level's per-unit share
+  // (capped by the outermost memory's) when they do not fit there.
+  const bool cached = bytes <= static_cast<double>(kDirectBytes);
+  const strata_model::LevelParams& from = cached ? m.level[1] : m.level[m.num_levels - 1];
+  double bandwidth = from.bandwidth_Bps * static_cast<double>(threads);
+  if (!cached) bandwidth = std::min(bandwidth, std::max(from.bandwidth_Bps, m.problem.bandwidth_Bps));
+  const double memory_s = from.latency_s + bytes / bandwidth;
+  return m.launch_s + std::max(compute_s, memory_s);
+}
+
 Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_threads) {
   const Kernel& k = kKernels[id];
   const strata_model::Tiling tiling = tiling_of(id);
@@ -160,7 +197,8 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_thread
        threads = threads == max_threads ? max_threads + 1 : std::min(threads * 2, max_threads)) {
     strata_model::Machine machine = kMachine;
     machine.level[{{TOP_LEVEL}}].parallel_units = threads;
-    double seconds = strata_model::estimate(machine, tiling, shape).total_s;
+    double seconds = packed ? strata_model::estimate(machine, tiling, shape).total_s
+                            : direct_seconds(k, M, N, K, threads);
     if (threads > 1) seconds += kParallelRegionSeconds;  // each path runs one parallel region per call
     if (seconds < best.seconds) best = Plan{id, threads, packed, seconds, 1};
   }
