@@ -108,7 +108,10 @@ force one of the kernels listed below, for testing or benchmarking.
 By default each call uses up to the hardware concurrency (capped when the package was generated), on an internal
 thread pool. `{{PACKAGE}}_set_num_threads(n)` changes the limit for later calls; calls from several host threads
 at once are safe and take turns on the pool. A call runs one parallel region; after it the pool's workers spin for
-50 microseconds before they sleep, so that back-to-back calls do not each pay for waking them.
+50 microseconds before they sleep, so that back-to-back calls do not each pay for waking them. Waking sleeping
+workers costs the caller time (the pool measures how much: tens of microseconds on bare metal, over a hundred in
+some virtual machines), so a call that finds them asleep runs on one thread when that is predicted to be quicker
+than waking them, unless calls come back to back. `{{PACKAGE}}_plan` reports the plan for a pool that is awake.
 
 An application with its own thread pool (OpenMP, TBB, a task system) can have the package's parallel work run
 there instead, so the two pools do not compete for cores:

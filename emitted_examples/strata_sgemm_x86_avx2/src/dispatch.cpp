@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   cfe98b51e99c37c6d8b0253c24dced64d571670c872db161256f59206ba2e180  template cpu/dispatch.cpp.tpl
+//   ebf82f079a707d5855970fdf13f6233030e7010070f54cbde78c98128496c035  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -100,6 +100,11 @@ struct Plan {
   bool packed;
   double seconds;
   int32_t row_shares;  // packed: C's rows are cut into this many thread blocks, its columns into threads / this
+  // The best plan on one thread, for a call that finds the pool asleep (see execute()); equal to this plan when it
+  // has one thread.
+  int32_t alone_kernel;
+  bool alone_packed;
+  double alone_seconds;
 };
 
 strata_model::Tiling tiling_of(int32_t id) {
@@ -208,7 +213,7 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_thread
   const strata_model::Tiling tiling = tiling_of(id);
   const int64_t shape[3] = {M, N, K};
   const bool packed = !use_direct(M, N, K, k);
-  Plan best{id, 1, packed, std::numeric_limits<double>::infinity(), 1};
+  Plan best{id, 1, packed, std::numeric_limits<double>::infinity(), 1, id, packed, 0.0};
   // Thread counts tried: powers of two, then the maximum.
   for (int32_t threads = 1; threads <= max_threads;
        threads = threads == max_threads ? max_threads + 1 : std::min(threads * 2, max_threads)) {
@@ -217,7 +222,8 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_thread
     double seconds = packed ? strata_model::estimate(machine, tiling, shape).total_s
                             : direct_seconds(k, M, N, K, threads);
     if (threads > 1) seconds += kParallelRegionSeconds;  // each path runs one parallel region per call
-    if (seconds < best.seconds) best = Plan{id, threads, packed, seconds, 1};
+    if (threads == 1) best.alone_seconds = seconds;
+    if (seconds < best.seconds) best = Plan{id, threads, packed, seconds, 1, id, packed, best.alone_seconds};
   }
   if (packed && best.threads > 1) best.row_shares = row_shares_for(k, M, N, K, best.threads);
   return best;
@@ -243,11 +249,16 @@ Plan choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t f
     if (e.m == M && e.n == N && e.k == K && e.threads == max_threads && e.forced == forced) return e.plan;
   }
   Plan best = plan_kernel(forced >= 0 ? forced : 0, M, N, K, max_threads);
+  Plan alone = best;
   if (forced < 0)
     for (int32_t id = 1; id < kKernelCount; ++id) {
       const Plan p = plan_kernel(id, M, N, K, max_threads);
       if (p.seconds < best.seconds) best = p;
+      if (p.alone_seconds < alone.alone_seconds) alone = p;
     }
+  best.alone_kernel = alone.alone_kernel;
+  best.alone_packed = alone.alone_packed;
+  best.alone_seconds = alone.alone_seconds;
   cache.entries[cache.next] = PlanCache::Entry{M, N, K, max_threads, forced, best};
   cache.next = (cache.next + 1) % PlanCache::kEntries;
   cache.used = std::min(cache.used + 1, PlanCache::kEntries);
@@ -284,14 +295,21 @@ inline void spin_pause() {
 }
 
 // A small persistent pool. Between parallel regions a worker first spins for kSpinSeconds, then sleeps on a
-// condition variable: a sleeping worker costs a futex wake-up (several microseconds, more in a VM) on the next
-// region, while a spinning one starts within a cache-line transfer, and GEMM calls tend to come back to back.
+// condition variable: a sleeping worker costs a futex wake-up on the next region, while a spinning one starts
+// within a cache-line transfer, and GEMM calls tend to come back to back. The pool measures what waking costs the
+// caller here: the notification (a system call that interrupts the sleeping core) and how long, done with its own
+// task, it still waits for the workers it woke. On the 2-vCPU VM the examples were profiled on that is about 60 us
+// for the notification alone and 120 us in all, more than a whole 128^3 GEMM on one thread, so a call uses it to
+// tell whether waking the workers pays (see ready_plan()).
 // Task i runs on worker i (the calling thread runs task 0), and a region ends when every worker, busy or not, has
 // acknowledged it: so no worker can still be reading a region's fields when the next region writes them. One
 // region at a time (callers serialise on run_mutex).
 class ThreadPool {
  public:
   static constexpr double kSpinSeconds = 50e-6;
+  // What waking is taken to cost until the pool has measured it: a futex wake on bare metal is a few microseconds,
+  // in a virtual machine tens to hundreds.
+  static constexpr double kFirstWakeSeconds = 20e-6;
 
   static ThreadPool& instance() {
     static ThreadPool pool;
@@ -306,19 +324,37 @@ class ThreadPool {
     context_ = context;
     count_ = count;
     pending_.store(static_cast<int64_t>(workers_.size()), std::memory_order_relaxed);
+    const bool waking = sleeping_.load(std::memory_order_relaxed) > 0;
+    const auto published = std::chrono::steady_clock::now();
     {
       // Under the mutex, so that a worker between its last check and its wait cannot miss the new generation.
       std::lock_guard<std::mutex> lock(mutex_);
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
+    const auto own_task_start = std::chrono::steady_clock::now();
     task(context, 0);
     const auto done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
+    const auto own_task_done = std::chrono::steady_clock::now();
     if (!spin_until(done)) {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, done);
     }
+    if (waking) {  // fold the cost into the average, a quarter weight for the newest
+      const double cost = std::chrono::duration<double>(own_task_start - published).count() +
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - own_task_done).count();
+      wake_seconds_.store(0.75 * wake_seconds_.load(std::memory_order_relaxed) + 0.25 * cost,
+                          std::memory_order_relaxed);
+    }
   }
+
+  // True when `workers` workers exist and none is asleep: a region would start at once.
+  bool awake(int64_t workers) const {
+    return started_.load(std::memory_order_relaxed) >= workers && sleeping_.load(std::memory_order_relaxed) == 0;
+  }
+
+  // The measured cost of waking sleeping workers (a moving average), or kFirstWakeSeconds before any.
+  double wake_seconds() const { return wake_seconds_.load(std::memory_order_relaxed); }
 
   ~ThreadPool() {
     {
@@ -348,6 +384,7 @@ class ThreadPool {
     while (workers_.size() < wanted) {
       const int64_t index = static_cast<int64_t>(workers_.size()) + 1;
       workers_.emplace_back([this, index] { work(index); });
+      started_.fetch_add(1, std::memory_order_relaxed);
     }
   }
 
@@ -359,7 +396,9 @@ class ThreadPool {
       };
       if (!spin_until(started)) {
         std::unique_lock<std::mutex> lock(mutex_);
+        sleeping_.fetch_add(1, std::memory_order_relaxed);
         wake_.wait(lock, started);
+        sleeping_.fetch_sub(1, std::memory_order_relaxed);
       }
       if (stopping_.load(std::memory_order_acquire)) return;
       seen = generation_.load(std::memory_order_acquire);
@@ -384,6 +423,9 @@ class ThreadPool {
   std::atomic<int64_t> pending_{0};  // workers yet to acknowledge the current region
   std::atomic<uint64_t> generation_{0};
   std::atomic<bool> stopping_{false};
+  std::atomic<int64_t> started_{0};   // workers created
+  std::atomic<int64_t> sleeping_{0};  // workers waiting on wake_
+  std::atomic<double> wake_seconds_{kFirstWakeSeconds};
 };
 
 void parallel_for(int64_t count, strata_sgemm_x86_avx2_task_fn task, void* context) {
@@ -437,6 +479,17 @@ int64_t thread_floats(const Kernel& k) { return a_slots(k) * a_block_floats(k) +
 size_t workspace_bytes(const Plan& plan) {
   if (!plan.packed) return 0;
   return static_cast<size_t>(plan.threads * thread_floats(kKernels[plan.kernel])) * sizeof(float) + kAlign;
+}
+
+// A plan's best one-thread alternative (see ready_plan).
+Plan alone_plan(const Plan& plan) {
+  return Plan{plan.alone_kernel, 1, plan.alone_packed, plan.alone_seconds, 1, plan.alone_kernel, plan.alone_packed,
+              plan.alone_seconds};
+}
+
+// What a call of this plan may need: either the plan itself or, when it finds the pool asleep, its alternative.
+size_t call_workspace_bytes(const Plan& plan) {
+  return std::max(workspace_bytes(plan), workspace_bytes(alone_plan(plan)));
 }
 
 // C = beta * C, used for K = 0 and alpha = 0; beta = 0 writes zeros without reading C.
@@ -673,6 +726,29 @@ void* cached_workspace(size_t bytes) {
   return buffer.data;
 }
 
+// When the last call that wanted several threads ended (steady clock, ns; 0: none yet).
+std::atomic<int64_t> g_last_parallel_end_ns{0};
+
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// A plan on several threads counts on workers that start at once. When the internal pool's workers are asleep (or
+// not started yet), waking them costs the caller the pool's measured waking time. If the plan's best one-thread
+// alternative is slower than the plan by less than that, the call runs alone and lets them sleep, unless calls that
+// want threads come back to back (the last ended less than the pool's spin time ago): then this call wakes them, and
+// the calls after it find them spinning. A host's parallel_for is taken as ready: its threads are not ours to
+// inspect.
+Plan ready_plan(Plan plan) {
+  if (plan.threads <= 1 || g_host_parallel_for.load() != nullptr) return plan;
+  const ThreadPool& pool = ThreadPool::instance();
+  if (pool.awake(plan.threads - 1) || plan.alone_seconds > plan.seconds + pool.wake_seconds()) return plan;
+  const int64_t last = g_last_parallel_end_ns.load(std::memory_order_relaxed);
+  if (last != 0 && static_cast<double>(steady_ns() - last) * 1e-9 < ThreadPool::kSpinSeconds) return plan;
+  return alone_plan(plan);
+}
+
 strata_sgemm_x86_avx2_status execute(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, bool caller_workspace) {
   const strata_sgemm_x86_avx2_status status = check(g);
   if (status != STRATA_SGEMM_X86_AVX2_OK) return status;
@@ -681,16 +757,25 @@ strata_sgemm_x86_avx2_status execute(const Gemm& g, int32_t forced, void* worksp
     scale_c(g);
     return STRATA_SGEMM_X86_AVX2_OK;
   }
-  const Plan plan = choose_plan(g.M, g.N, g.K, current_threads(), forced);
+  const Plan wanted = choose_plan(g.M, g.N, g.K, current_threads(), forced);
+  // A caller's workspace must hold what workspace_size() promised, whichever of the two plans runs.
+  if (caller_workspace && call_workspace_bytes(wanted) > 0 &&
+      (workspace == nullptr || workspace_size < call_workspace_bytes(wanted)))
+    return STRATA_SGEMM_X86_AVX2_WORKSPACE_TOO_SMALL;
+  const Plan plan = ready_plan(wanted);
+  // Stamps the end of a call that wanted threads, for ready_plan's next decision.
+  struct EndStamp {
+    bool parallel;
+    ~EndStamp() {
+      if (parallel) g_last_parallel_end_ns.store(steady_ns(), std::memory_order_relaxed);
+    }
+  } end_stamp{wanted.threads > 1};
   if (!plan.packed) {
     run_direct(g, plan);
     return STRATA_SGEMM_X86_AVX2_OK;
   }
-  const size_t needed = workspace_bytes(plan);
-  if (caller_workspace) {
-    if (workspace == nullptr || workspace_size < needed) return STRATA_SGEMM_X86_AVX2_WORKSPACE_TOO_SMALL;
-  } else {
-    workspace = cached_workspace(needed);
+  if (!caller_workspace) {
+    workspace = cached_workspace(workspace_bytes(plan));
     if (workspace == nullptr) return STRATA_SGEMM_X86_AVX2_OUT_OF_MEMORY;
   }
   run_packed(g, plan, workspace);
@@ -745,7 +830,7 @@ strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_with_workspace(int64_t M, int
 
 size_t strata_sgemm_x86_avx2_workspace_size(int64_t M, int64_t N, int64_t K) {
   if (M <= 0 || N <= 0 || K <= 0) return 0;
-  return workspace_bytes(choose_plan(M, N, K, current_threads(), -1));
+  return call_workspace_bytes(choose_plan(M, N, K, current_threads(), -1));
 }
 
 strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_plan(int64_t M, int64_t N, int64_t K, strata_sgemm_x86_avx2_plan_t* plan) {
