@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Interleaved A/B timing of the package the templates at a git revision generate for this host (A) against the one
+# the working tree's templates generate (B): both are rendered by the working tree's generator from the same
+# descriptor and profile records, so only the templates differ, and their calls alternate in one process
+# (tools/ab/ab.cpp), so that both see the same machine. This is how the template changes of issue 4 were measured:
+# on a shared machine, runs minutes apart differ by more than most changes.
+#
+# Usage: tools/ab.sh REV [--threads T] [--rounds R] M,N,K ...
+#   e.g. tools/ab.sh HEAD~1 --threads 1 2048,2048,2048 16,768,3072
+# Needs what tools/bench.sh makes first: build/strata, build/bench/host.yaml and build/bench/pkg's profile records.
+# Prints CSV: M,N,K,threads,a_median_s,b_median_s,b_speedup (> 1: the working tree is faster).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ $# -lt 2 ]; then
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+fi
+rev=$1
+shift
+for needed in build/strata build/bench/host.yaml build/bench/pkg/profile_records.yaml; do
+  [ -e "$needed" ] || { echo "ab.sh: $needed is missing: run tools/bench.sh first" >&2; exit 2; }
+done
+git rev-parse --verify --quiet "$rev^{commit}" >/dev/null || { echo "ab.sh: not a git revision: $rev" >&2; exit 2; }
+
+work=build/ab
+rm -rf "$work"
+mkdir -p "$work/a/bin" "$work/a/share/strata"
+# The generator looks for templates next to its binary first (share/strata/templates), so a copy of it beside the
+# revision's templates renders those.
+cp build/strata "$work/a/bin/strata"
+git archive "$rev" templates | tar -x -C "$work/a/share/strata"
+
+records=build/bench/pkg/profile_records.yaml
+"$work/a/bin/strata" generate --arch build/bench/host.yaml --op ops/sgemm.yaml --name strata_ab_a \
+  --profile "$records" -o "$work/pkg_a" >/dev/null
+build/strata generate --arch build/bench/host.yaml --op ops/sgemm.yaml --name strata_ab_b \
+  --profile "$records" -o "$work/pkg_b" >/dev/null
+for side in a b; do
+  cmake -S "$work/pkg_$side" -B "$work/build_$side" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$work/build_$side" --target "strata_ab_$side" >/dev/null
+done
+c++ -O2 -std=c++17 -DAB_A=strata_ab_a -DAB_B=strata_ab_b -I"$work/pkg_a/include" -I"$work/pkg_b/include" \
+  tools/ab/ab.cpp "$work/build_a/libstrata_ab_a.a" "$work/build_b/libstrata_ab_b.a" -pthread -o "$work/ab"
+"$work/ab" "$@"
