@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   ebf82f079a707d5855970fdf13f6233030e7010070f54cbde78c98128496c035  template cpu/dispatch.cpp.tpl
+//   cddc8eeb0bee7f7ec814d60e57204ff3ad06f28e97fb6e49779bd261f02ac82c  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -98,11 +98,12 @@ struct Plan {
   bool packed;
   double seconds;
   int32_t row_shares;  // packed: C's rows are cut into this many thread blocks, its columns into threads / this
-  // The best plan on one thread, for a call that finds the pool asleep (see execute()); equal to this plan when it
-  // has one thread.
-  int32_t alone_kernel;
-  bool alone_packed;
-  double alone_seconds;
+  // The best plan on one thread, for a call that finds the pool asleep (see ready_plan()).
+  struct Alone {
+    int32_t kernel;
+    bool packed;
+    double seconds;
+  } alone;
 };
 
 strata_model::Tiling tiling_of(int32_t id) {
@@ -173,8 +174,9 @@ int32_t row_shares_for(const Kernel& k, int64_t M, int64_t N, int64_t K, int32_t
 // does not make: it runs register tiles over A and B in place, each tile its exact size. So its cost is the sum over
 // C's tiles of the profiled tile step scaled to the tile's rows, columns and depth (never below the FMA latency
 // chain of its k steps) plus the tile's C traffic at level 0's bandwidth (the cache register tiles load from), the
-// busiest thread's share of that, or the time to bring A, B and C from where they live, whichever is longer. Charging every edge tile as much as a full one, as the model does, made tall register tiles
-// look worse than they are on small M (31x31x31: the 4-row kernel chosen, 0.75 of the fastest).
+// busiest thread's share of that, or the time to bring A, B and C from where they live, whichever is longer.
+// Charging every edge tile as much as a full one, as the model does, made tall register tiles look worse than they
+// are on small M (31x31x31: the 4-row kernel chosen, 0.75 of the fastest).
 double direct_seconds(const Kernel& k, int64_t M, int64_t N, int64_t K, int32_t threads) {
   using strata_model::ceil_div;
   const strata_model::Machine& m = kMachine;
@@ -211,7 +213,7 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_thread
   const strata_model::Tiling tiling = tiling_of(id);
   const int64_t shape[3] = {M, N, K};
   const bool packed = !use_direct(M, N, K, k);
-  Plan best{id, 1, packed, std::numeric_limits<double>::infinity(), 1, id, packed, 0.0};
+  Plan best{id, 1, packed, std::numeric_limits<double>::infinity(), 1, {id, packed, 0.0}};
   // Thread counts tried: powers of two, then the maximum.
   for (int32_t threads = 1; threads <= max_threads;
        threads = threads == max_threads ? max_threads + 1 : std::min(threads * 2, max_threads)) {
@@ -220,8 +222,8 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_thread
     double seconds = packed ? strata_model::estimate(machine, tiling, shape).total_s
                             : direct_seconds(k, M, N, K, threads);
     if (threads > 1) seconds += kParallelRegionSeconds;  // each path runs one parallel region per call
-    if (threads == 1) best.alone_seconds = seconds;
-    if (seconds < best.seconds) best = Plan{id, threads, packed, seconds, 1, id, packed, best.alone_seconds};
+    if (threads == 1) best.alone.seconds = seconds;
+    if (seconds < best.seconds) best = Plan{id, threads, packed, seconds, 1, best.alone};
   }
   if (packed && best.threads > 1) best.row_shares = row_shares_for(k, M, N, K, best.threads);
   return best;
@@ -247,16 +249,14 @@ Plan choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t f
     if (e.m == M && e.n == N && e.k == K && e.threads == max_threads && e.forced == forced) return e.plan;
   }
   Plan best = plan_kernel(forced >= 0 ? forced : 0, M, N, K, max_threads);
-  Plan alone = best;
+  Plan::Alone alone = best.alone;
   if (forced < 0)
     for (int32_t id = 1; id < kKernelCount; ++id) {
       const Plan p = plan_kernel(id, M, N, K, max_threads);
       if (p.seconds < best.seconds) best = p;
-      if (p.alone_seconds < alone.alone_seconds) alone = p;
+      if (p.alone.seconds < alone.seconds) alone = p.alone;
     }
-  best.alone_kernel = alone.alone_kernel;
-  best.alone_packed = alone.alone_packed;
-  best.alone_seconds = alone.alone_seconds;
+  best.alone = alone;
   cache.entries[cache.next] = PlanCache::Entry{M, N, K, max_threads, forced, best};
   cache.next = (cache.next + 1) % PlanCache::kEntries;
   cache.used = std::min(cache.used + 1, PlanCache::kEntries);
@@ -322,25 +322,27 @@ class ThreadPool {
     context_ = context;
     count_ = count;
     pending_.store(static_cast<int64_t>(workers_.size()), std::memory_order_relaxed);
+    // The clock is read only for a region that wakes workers: the others would pay for it on every call.
     const bool waking = sleeping_.load(std::memory_order_relaxed) > 0;
-    const auto published = std::chrono::steady_clock::now();
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point published = waking ? Clock::now() : Clock::time_point{};
     {
       // Under the mutex, so that a worker between its last check and its wait cannot miss the new generation.
       std::lock_guard<std::mutex> lock(mutex_);
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
-    const auto own_task_start = std::chrono::steady_clock::now();
+    const Clock::time_point own_task_start = waking ? Clock::now() : Clock::time_point{};
     task(context, 0);
     const auto done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
-    const auto own_task_done = std::chrono::steady_clock::now();
+    const Clock::time_point own_task_done = waking ? Clock::now() : Clock::time_point{};
     if (!spin_until(done)) {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, done);
     }
     if (waking) {  // fold the cost into the average, a quarter weight for the newest
       const double cost = std::chrono::duration<double>(own_task_start - published).count() +
-                          std::chrono::duration<double>(std::chrono::steady_clock::now() - own_task_done).count();
+                          std::chrono::duration<double>(Clock::now() - own_task_done).count();
       wake_seconds_.store(0.75 * wake_seconds_.load(std::memory_order_relaxed) + 0.25 * cost,
                           std::memory_order_relaxed);
     }
@@ -481,8 +483,7 @@ size_t workspace_bytes(const Plan& plan) {
 
 // A plan's best one-thread alternative (see ready_plan).
 Plan alone_plan(const Plan& plan) {
-  return Plan{plan.alone_kernel, 1, plan.alone_packed, plan.alone_seconds, 1, plan.alone_kernel, plan.alone_packed,
-              plan.alone_seconds};
+  return Plan{plan.alone.kernel, 1, plan.alone.packed, plan.alone.seconds, 1, plan.alone};
 }
 
 // What a call of this plan may need: either the plan itself or, when it finds the pool asleep, its alternative.
@@ -741,7 +742,7 @@ int64_t steady_ns() {
 Plan ready_plan(Plan plan) {
   if (plan.threads <= 1 || g_host_parallel_for.load() != nullptr) return plan;
   const ThreadPool& pool = ThreadPool::instance();
-  if (pool.awake(plan.threads - 1) || plan.alone_seconds > plan.seconds + pool.wake_seconds()) return plan;
+  if (pool.awake(plan.threads - 1) || plan.alone.seconds > plan.seconds + pool.wake_seconds()) return plan;
   const int64_t last = g_last_parallel_end_ns.load(std::memory_order_relaxed);
   if (last != 0 && static_cast<double>(steady_ns() - last) * 1e-9 < ThreadPool::kSpinSeconds) return plan;
   return alone_plan(plan);
@@ -757,9 +758,11 @@ strata_sgemm_neoverse_n1_status execute(const Gemm& g, int32_t forced, void* wor
   }
   const Plan wanted = choose_plan(g.M, g.N, g.K, current_threads(), forced);
   // A caller's workspace must hold what workspace_size() promised, whichever of the two plans runs.
-  if (caller_workspace && call_workspace_bytes(wanted) > 0 &&
-      (workspace == nullptr || workspace_size < call_workspace_bytes(wanted)))
-    return STRATA_SGEMM_NEOVERSE_N1_WORKSPACE_TOO_SMALL;
+  if (caller_workspace) {
+    const size_t promised = call_workspace_bytes(wanted);
+    if (promised > 0 && (workspace == nullptr || workspace_size < promised))
+      return STRATA_SGEMM_NEOVERSE_N1_WORKSPACE_TOO_SMALL;
+  }
   const Plan plan = ready_plan(wanted);
   // Stamps the end of a call that wanted threads, for ready_plan's next decision.
   struct EndStamp {
