@@ -12,6 +12,7 @@
 #include <{{ISA_HEADER}}>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "internal.h"
 
@@ -77,13 +78,18 @@ inline void vstore_masked(float* p, Mask m, Vec v) {
   if (m > 2) vst1q_lane_f32(p + 2, v, 2);
 }
 {{/NEON}}
-// C[row] = alpha * acc + beta * C[row] for the vectors of one row; `last` masks the final vector.
-template <int kVecs>
-inline void store_row(float* c, const Vec* acc, Vec alpha, float beta, Mask full, Mask last) {
+// How a tile writes C, chosen once per tile: most calls have alpha = 1 and beta = 0, and on a shallow tile (small
+// K) the epilogue is as long as the k loop, so the multiply by alpha and the test of beta are not paid per vector.
+enum class Epilogue { kStore, kScale, kScaleAccumulate };  // C = acc, C = alpha acc, C = alpha acc + beta C
+
+// C[row] = acc under `mode` for the vectors of one row; `last` masks the final vector.
+template <Epilogue kMode, int kVecs>
+inline void store_row(float* c, const Vec* acc, Vec alpha, Vec beta, Mask full, Mask last) {
   for (int v = 0; v < kVecs; ++v) {
     const Mask m = v == kVecs - 1 ? last : full;
-    Vec out = vmul(alpha, acc[v]);
-    if (beta != 0.0f) out = vfma(vset1(beta), vload_masked(c + v * kLanes, m), out);
+    Vec out = acc[v];
+    if constexpr (kMode != Epilogue::kStore) out = vmul(alpha, out);
+    if constexpr (kMode == Epilogue::kScaleAccumulate) out = vfma(beta, vload_masked(c + v * kLanes, m), out);
     vstore_masked(c + v * kLanes, m, out);
   }
 }
@@ -122,14 +128,15 @@ void tile(const TileArgs& t) {
   const int64_t b_rs = kPacked ? {{NR}} : t.ldb;
   const float* a = t.a;
   const float* b = t.b;
+  const int64_t depth = t.k;
   const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
-  int c_row = t.k >= kPrefetchDepth ? 0 : kRows;  // the next C row to prefetch
+  int c_row = depth >= kPrefetchDepth ? 0 : kRows;  // the next C row to prefetch
   if constexpr (!kPacked)
     for (; c_row < kRows; ++c_row) prefetch_c_row<kVecs>(t.c + c_row * t.ldc, t.cols);
 {{#ROW}}{{#VEC}}  Vec c{{R}}_{{V}} = vzero();
 {{/VEC}}{{/ROW}}
   int64_t p = 0;
-{{#MEMORY_BROADCAST}}  for (; p + {{KU}} <= t.k; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
+{{#MEMORY_BROADCAST}}  for (; p + {{KU}} <= depth; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
     if constexpr (kPacked)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
 {{#UNROLL}}    {
@@ -140,7 +147,7 @@ void tile(const TileArgs& t) {
 {{/VEC}}      }
 {{/ROW}}    }
 {{/UNROLL}}  }
-  for (; p < t.k; ++p, a += a_cs, b += b_rs) {
+  for (; p < depth; ++p, a += a_cs, b += b_rs) {
 {{#VEC}}    const Vec b{{V}} = kVecs > {{V}} ? load_b<kPacked, kVecs == {{V1}}>(b + {{V}} * kLanes, last) : vzero();
 {{/VEC}}{{#ROW}}    if constexpr (kRows > {{R}}) {
       const Vec a{{R}} = vbroadcast(a + {{R}} * a_rs);
@@ -150,7 +157,7 @@ void tile(const TileArgs& t) {
 {{/MEMORY_BROADCAST}}{{#LANE_BROADCAST}}  // Packed: one k step's A elements are loaded as {{A_GROUP_LIST}}.
 {{#A_OVERLAP}}  // The last vector overlaps the one before it, so that it ends at the panel's last row instead of reading past it.
 {{/A_OVERLAP}}  // An edge tile (kRows < {{MR}}) loads only the vectors holding its rows, and never multiplies the lanes past them.
-  for (; p + {{KU}} <= t.k; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
+  for (; p + {{KU}} <= depth; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
     if constexpr (kPacked)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
 {{#UNROLL}}    {
@@ -168,7 +175,7 @@ void tile(const TileArgs& t) {
 {{/ROW}}      }
     }
 {{/UNROLL}}  }
-  for (; p < t.k; ++p, a += a_cs, b += b_rs) {
+  for (; p < depth; ++p, a += a_cs, b += b_rs) {
 {{#VEC}}    const Vec b{{V}} = kVecs > {{V}} ? load_b<kPacked, kVecs == {{V1}}>(b + {{V}} * kLanes, last) : vzero();
 {{/VEC}}    if constexpr (kPacked) {
 {{#A_GROUP}}      const Vec a{{G}} = kRows > {{FIRST}} ? vload(a + {{OFFSET}}) : vzero();
@@ -182,13 +189,26 @@ void tile(const TileArgs& t) {
 {{/VEC}}      }
 {{/ROW}}    }
   }
-{{/LANE_BROADCAST}}  const Vec alpha = vset1(t.alpha);
+{{/LANE_BROADCAST}}  // C's pointer, stride and scalars are copied out of t first: every store to C could alias them (both are
+  // float), and the compiler would reload and retest them row by row.
+  float* const c = t.c;
+  const int64_t ldc = t.ldc;
+  const float alpha = t.alpha, beta = t.beta;
   const Mask full = lane_mask(kLanes);
-{{#ROW}}  if constexpr (kRows > {{R}}) {
-    const Vec acc[] = { {{#VEC}}c{{R}}_{{V}}{{#VEC_separator}}, {{/VEC_separator}}{{/VEC}} };
-    store_row<kVecs>(t.c + {{R}} * t.ldc, acc, alpha, t.beta, full, last);
-  }
-{{/ROW}}}
+  const auto store = [&](auto mode) __attribute__((always_inline)) {
+    constexpr Epilogue kMode = decltype(mode)::value;
+{{#ROW}}    if constexpr (kRows > {{R}}) {
+      const Vec acc[] = { {{#VEC}}c{{R}}_{{V}}{{#VEC_separator}}, {{/VEC_separator}}{{/VEC}} };
+      store_row<kMode, kVecs>(c + {{R}} * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+{{/ROW}}  };
+  if (beta != 0.0f)
+    store(std::integral_constant<Epilogue, Epilogue::kScaleAccumulate>{});
+  else if (alpha != 1.0f)
+    store(std::integral_constant<Epilogue, Epilogue::kScale>{});
+  else
+    store(std::integral_constant<Epilogue, Epilogue::kStore>{});
+}
 
 {{#PACKAGE_ENTRY}}// Every (rows, vectors) instantiation, so that an edge tile runs exactly the work it needs.
 template <bool kPacked>

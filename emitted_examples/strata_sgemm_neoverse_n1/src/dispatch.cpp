@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   cddc8eeb0bee7f7ec814d60e57204ff3ad06f28e97fb6e49779bd261f02ac82c  template cpu/dispatch.cpp.tpl
+//   71e0c0aa76b393d71e85d6ea6d9b62904c37865db59f0a3d7be47520f106480a  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -230,23 +230,32 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_thread
 }
 
 // Remembers the last plans per calling thread: repeated shapes (the common case in a model's layers) skip the
-// model entirely.
+// model entirely. The entry that answered last is tried first, inline (see choose_plan).
 struct PlanCache {
   struct Entry {
     int64_t m, n, k;
     int32_t threads, forced;
     Plan plan;
+    bool matches(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced_id) const {
+      return m == M && n == N && k == K && threads == max_threads && forced == forced_id;
+    }
   };
   static constexpr int kEntries = 16;
   Entry entries[kEntries];
-  int used = 0, next = 0;
+  int used, next, last;
 };
+// No initialisers: a thread_local that is all zeros at first needs no guard on every access. Entry 0, tried first
+// while the cache is empty, matches no call: its thread count is 0, and a call asks for at least 1.
+thread_local PlanCache t_plans;
 
-Plan choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
-  thread_local PlanCache cache;
+Plan choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
+  PlanCache& cache = t_plans;
   for (int i = 0; i < cache.used; ++i) {
     const PlanCache::Entry& e = cache.entries[i];
-    if (e.m == M && e.n == N && e.k == K && e.threads == max_threads && e.forced == forced) return e.plan;
+    if (e.matches(M, N, K, max_threads, forced)) {
+      cache.last = i;
+      return e.plan;
+    }
   }
   Plan best = plan_kernel(forced >= 0 ? forced : 0, M, N, K, max_threads);
   Plan::Alone alone = best.alone;
@@ -258,9 +267,16 @@ Plan choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t f
     }
   best.alone = alone;
   cache.entries[cache.next] = PlanCache::Entry{M, N, K, max_threads, forced, best};
+  cache.last = cache.next;
   cache.next = (cache.next + 1) % PlanCache::kEntries;
   cache.used = std::min(cache.used + 1, PlanCache::kEntries);
   return best;
+}
+
+inline Plan choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
+  const PlanCache::Entry& last = t_plans.entries[t_plans.last];
+  if (last.matches(M, N, K, max_threads, forced)) return last.plan;
+  return choose_plan_slow(M, N, K, max_threads, forced);
 }
 
 // ---- Threads -----------------------------------------------------------------------------------------------------
@@ -693,7 +709,19 @@ int64_t extent(int64_t rows, int64_t cols, int64_t ld) {
   return elements;
 }
 
+// The usual call in a few instructions: every size and leading dimension in [0, 2^30) (so that no extent can
+// overflow: 2^60 elements of 4 bytes), leading dimensions long enough, all three matrices given, a supported CPU.
+// Anything else takes the full check, which names the first problem (a tiny GEMM is over in 50 ns, and the full
+// check took a quarter of that).
+bool plainly_valid(const Gemm& g) {
+  const uint64_t any_bits = static_cast<uint64_t>(g.M) | static_cast<uint64_t>(g.N) | static_cast<uint64_t>(g.K) |
+                            static_cast<uint64_t>(g.lda) | static_cast<uint64_t>(g.ldb) | static_cast<uint64_t>(g.ldc);
+  return any_bits < (uint64_t{1} << 30) && g.lda >= g.K && g.ldb >= g.N && g.ldc >= g.N && g.lda > 0 && g.ldb > 0 &&
+         g.ldc > 0 && g.A != nullptr && g.B != nullptr && g.C != nullptr && cpu_supported();
+}
+
 strata_sgemm_neoverse_n1_status check(const Gemm& g) {
+  if (plainly_valid(g)) return STRATA_SGEMM_NEOVERSE_N1_OK;
   if (g.M < 0 || g.N < 0 || g.K < 0) return STRATA_SGEMM_NEOVERSE_N1_INVALID_SIZE;
   if (g.lda < std::max<int64_t>(1, g.K) || g.ldb < std::max<int64_t>(1, g.N) || g.ldc < std::max<int64_t>(1, g.N))
     return STRATA_SGEMM_NEOVERSE_N1_INVALID_LEADING_DIM;

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   442c7a173351eefb4e68342e8fbdd90815f534c8fb626f4af4d9d2acd5a9a5d8  template cpu/ukernel.cpp.tpl
+//   669539f0a96d57741e31fc72526fc0f4e1859ad7b2005c290c1cfad2a74fd7aa  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -20,6 +20,7 @@
 #include <arm_neon.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "internal.h"
 
@@ -57,13 +58,18 @@ inline void vstore_masked(float* p, Mask m, Vec v) {
   if (m > 2) vst1q_lane_f32(p + 2, v, 2);
 }
 
-// C[row] = alpha * acc + beta * C[row] for the vectors of one row; `last` masks the final vector.
-template <int kVecs>
-inline void store_row(float* c, const Vec* acc, Vec alpha, float beta, Mask full, Mask last) {
+// How a tile writes C, chosen once per tile: most calls have alpha = 1 and beta = 0, and on a shallow tile (small
+// K) the epilogue is as long as the k loop, so the multiply by alpha and the test of beta are not paid per vector.
+enum class Epilogue { kStore, kScale, kScaleAccumulate };  // C = acc, C = alpha acc, C = alpha acc + beta C
+
+// C[row] = acc under `mode` for the vectors of one row; `last` masks the final vector.
+template <Epilogue kMode, int kVecs>
+inline void store_row(float* c, const Vec* acc, Vec alpha, Vec beta, Mask full, Mask last) {
   for (int v = 0; v < kVecs; ++v) {
     const Mask m = v == kVecs - 1 ? last : full;
-    Vec out = vmul(alpha, acc[v]);
-    if (beta != 0.0f) out = vfma(vset1(beta), vload_masked(c + v * kLanes, m), out);
+    Vec out = acc[v];
+    if constexpr (kMode != Epilogue::kStore) out = vmul(alpha, out);
+    if constexpr (kMode == Epilogue::kScaleAccumulate) out = vfma(beta, vload_masked(c + v * kLanes, m), out);
     vstore_masked(c + v * kLanes, m, out);
   }
 }
@@ -102,8 +108,9 @@ void tile(const TileArgs& t) {
   const int64_t b_rs = kPacked ? 8 : t.ldb;
   const float* a = t.a;
   const float* b = t.b;
+  const int64_t depth = t.k;
   const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
-  int c_row = t.k >= kPrefetchDepth ? 0 : kRows;  // the next C row to prefetch
+  int c_row = depth >= kPrefetchDepth ? 0 : kRows;  // the next C row to prefetch
   if constexpr (!kPacked)
     for (; c_row < kRows; ++c_row) prefetch_c_row<kVecs>(t.c + c_row * t.ldc, t.cols);
   Vec c0_0 = vzero();
@@ -137,7 +144,7 @@ void tile(const TileArgs& t) {
   // Packed: one k step's A elements are loaded as a0 (rows 0-3), a1 (rows 4-7), a2 (rows 8-11) and a3 (rows 9-12).
   // The last vector overlaps the one before it, so that it ends at the panel's last row instead of reading past it.
   // An edge tile (kRows < 13) loads only the vectors holding its rows, and never multiplies the lanes past them.
-  for (; p + 8 <= t.k; p += 8, a += 8 * a_cs, b += 8 * b_rs) {
+  for (; p + 8 <= depth; p += 8, a += 8 * a_cs, b += 8 * b_rs) {
     if constexpr (kPacked)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
     {
@@ -1165,7 +1172,7 @@ void tile(const TileArgs& t) {
       }
     }
   }
-  for (; p < t.k; ++p, a += a_cs, b += b_rs) {
+  for (; p < depth; ++p, a += a_cs, b += b_rs) {
     const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 0 * kLanes, last) : vzero();
     const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 1 * kLanes, last) : vzero();
     if constexpr (kPacked) {
@@ -1293,60 +1300,73 @@ void tile(const TileArgs& t) {
       }
     }
   }
-  const Vec alpha = vset1(t.alpha);
+  // C's pointer, stride and scalars are copied out of t first: every store to C could alias them (both are
+  // float), and the compiler would reload and retest them row by row.
+  float* const c = t.c;
+  const int64_t ldc = t.ldc;
+  const float alpha = t.alpha, beta = t.beta;
   const Mask full = lane_mask(kLanes);
-  if constexpr (kRows > 0) {
-    const Vec acc[] = { c0_0, c0_1 };
-    store_row<kVecs>(t.c + 0 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 1) {
-    const Vec acc[] = { c1_0, c1_1 };
-    store_row<kVecs>(t.c + 1 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 2) {
-    const Vec acc[] = { c2_0, c2_1 };
-    store_row<kVecs>(t.c + 2 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 3) {
-    const Vec acc[] = { c3_0, c3_1 };
-    store_row<kVecs>(t.c + 3 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 4) {
-    const Vec acc[] = { c4_0, c4_1 };
-    store_row<kVecs>(t.c + 4 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 5) {
-    const Vec acc[] = { c5_0, c5_1 };
-    store_row<kVecs>(t.c + 5 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 6) {
-    const Vec acc[] = { c6_0, c6_1 };
-    store_row<kVecs>(t.c + 6 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 7) {
-    const Vec acc[] = { c7_0, c7_1 };
-    store_row<kVecs>(t.c + 7 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 8) {
-    const Vec acc[] = { c8_0, c8_1 };
-    store_row<kVecs>(t.c + 8 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 9) {
-    const Vec acc[] = { c9_0, c9_1 };
-    store_row<kVecs>(t.c + 9 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 10) {
-    const Vec acc[] = { c10_0, c10_1 };
-    store_row<kVecs>(t.c + 10 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 11) {
-    const Vec acc[] = { c11_0, c11_1 };
-    store_row<kVecs>(t.c + 11 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 12) {
-    const Vec acc[] = { c12_0, c12_1 };
-    store_row<kVecs>(t.c + 12 * t.ldc, acc, alpha, t.beta, full, last);
-  }
+  const auto store = [&](auto mode) __attribute__((always_inline)) {
+    constexpr Epilogue kMode = decltype(mode)::value;
+    if constexpr (kRows > 0) {
+      const Vec acc[] = { c0_0, c0_1 };
+      store_row<kMode, kVecs>(c + 0 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 1) {
+      const Vec acc[] = { c1_0, c1_1 };
+      store_row<kMode, kVecs>(c + 1 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 2) {
+      const Vec acc[] = { c2_0, c2_1 };
+      store_row<kMode, kVecs>(c + 2 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 3) {
+      const Vec acc[] = { c3_0, c3_1 };
+      store_row<kMode, kVecs>(c + 3 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 4) {
+      const Vec acc[] = { c4_0, c4_1 };
+      store_row<kMode, kVecs>(c + 4 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 5) {
+      const Vec acc[] = { c5_0, c5_1 };
+      store_row<kMode, kVecs>(c + 5 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 6) {
+      const Vec acc[] = { c6_0, c6_1 };
+      store_row<kMode, kVecs>(c + 6 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 7) {
+      const Vec acc[] = { c7_0, c7_1 };
+      store_row<kMode, kVecs>(c + 7 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 8) {
+      const Vec acc[] = { c8_0, c8_1 };
+      store_row<kMode, kVecs>(c + 8 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 9) {
+      const Vec acc[] = { c9_0, c9_1 };
+      store_row<kMode, kVecs>(c + 9 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 10) {
+      const Vec acc[] = { c10_0, c10_1 };
+      store_row<kMode, kVecs>(c + 10 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 11) {
+      const Vec acc[] = { c11_0, c11_1 };
+      store_row<kMode, kVecs>(c + 11 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 12) {
+      const Vec acc[] = { c12_0, c12_1 };
+      store_row<kMode, kVecs>(c + 12 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+  };
+  if (beta != 0.0f)
+    store(std::integral_constant<Epilogue, Epilogue::kScaleAccumulate>{});
+  else if (alpha != 1.0f)
+    store(std::integral_constant<Epilogue, Epilogue::kScale>{});
+  else
+    store(std::integral_constant<Epilogue, Epilogue::kStore>{});
 }
 
 // Every (rows, vectors) instantiation, so that an edge tile runs exactly the work it needs.

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   442c7a173351eefb4e68342e8fbdd90815f534c8fb626f4af4d9d2acd5a9a5d8  template cpu/ukernel.cpp.tpl
+//   669539f0a96d57741e31fc72526fc0f4e1859ad7b2005c290c1cfad2a74fd7aa  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 6 x 16 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 76.41 GFLOP/s (6.43e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -18,6 +18,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "internal.h"
 
@@ -40,13 +41,18 @@ inline Mask lane_mask(int lanes) {
 inline Vec vload_masked(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
 inline void vstore_masked(float* p, Mask m, Vec v) { _mm256_maskstore_ps(p, m, v); }
 
-// C[row] = alpha * acc + beta * C[row] for the vectors of one row; `last` masks the final vector.
-template <int kVecs>
-inline void store_row(float* c, const Vec* acc, Vec alpha, float beta, Mask full, Mask last) {
+// How a tile writes C, chosen once per tile: most calls have alpha = 1 and beta = 0, and on a shallow tile (small
+// K) the epilogue is as long as the k loop, so the multiply by alpha and the test of beta are not paid per vector.
+enum class Epilogue { kStore, kScale, kScaleAccumulate };  // C = acc, C = alpha acc, C = alpha acc + beta C
+
+// C[row] = acc under `mode` for the vectors of one row; `last` masks the final vector.
+template <Epilogue kMode, int kVecs>
+inline void store_row(float* c, const Vec* acc, Vec alpha, Vec beta, Mask full, Mask last) {
   for (int v = 0; v < kVecs; ++v) {
     const Mask m = v == kVecs - 1 ? last : full;
-    Vec out = vmul(alpha, acc[v]);
-    if (beta != 0.0f) out = vfma(vset1(beta), vload_masked(c + v * kLanes, m), out);
+    Vec out = acc[v];
+    if constexpr (kMode != Epilogue::kStore) out = vmul(alpha, out);
+    if constexpr (kMode == Epilogue::kScaleAccumulate) out = vfma(beta, vload_masked(c + v * kLanes, m), out);
     vstore_masked(c + v * kLanes, m, out);
   }
 }
@@ -85,8 +91,9 @@ void tile(const TileArgs& t) {
   const int64_t b_rs = kPacked ? 16 : t.ldb;
   const float* a = t.a;
   const float* b = t.b;
+  const int64_t depth = t.k;
   const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
-  int c_row = t.k >= kPrefetchDepth ? 0 : kRows;  // the next C row to prefetch
+  int c_row = depth >= kPrefetchDepth ? 0 : kRows;  // the next C row to prefetch
   if constexpr (!kPacked)
     for (; c_row < kRows; ++c_row) prefetch_c_row<kVecs>(t.c + c_row * t.ldc, t.cols);
   Vec c0_0 = vzero();
@@ -103,7 +110,7 @@ void tile(const TileArgs& t) {
   Vec c5_1 = vzero();
 
   int64_t p = 0;
-  for (; p + 4 <= t.k; p += 4, a += 4 * a_cs, b += 4 * b_rs) {
+  for (; p + 4 <= depth; p += 4, a += 4 * a_cs, b += 4 * b_rs) {
     if constexpr (kPacked)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
     {
@@ -243,7 +250,7 @@ void tile(const TileArgs& t) {
       }
     }
   }
-  for (; p < t.k; ++p, a += a_cs, b += b_rs) {
+  for (; p < depth; ++p, a += a_cs, b += b_rs) {
     const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 0 * kLanes, last) : vzero();
     const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 1 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {
@@ -277,32 +284,45 @@ void tile(const TileArgs& t) {
       if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
     }
   }
-  const Vec alpha = vset1(t.alpha);
+  // C's pointer, stride and scalars are copied out of t first: every store to C could alias them (both are
+  // float), and the compiler would reload and retest them row by row.
+  float* const c = t.c;
+  const int64_t ldc = t.ldc;
+  const float alpha = t.alpha, beta = t.beta;
   const Mask full = lane_mask(kLanes);
-  if constexpr (kRows > 0) {
-    const Vec acc[] = { c0_0, c0_1 };
-    store_row<kVecs>(t.c + 0 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 1) {
-    const Vec acc[] = { c1_0, c1_1 };
-    store_row<kVecs>(t.c + 1 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 2) {
-    const Vec acc[] = { c2_0, c2_1 };
-    store_row<kVecs>(t.c + 2 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 3) {
-    const Vec acc[] = { c3_0, c3_1 };
-    store_row<kVecs>(t.c + 3 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 4) {
-    const Vec acc[] = { c4_0, c4_1 };
-    store_row<kVecs>(t.c + 4 * t.ldc, acc, alpha, t.beta, full, last);
-  }
-  if constexpr (kRows > 5) {
-    const Vec acc[] = { c5_0, c5_1 };
-    store_row<kVecs>(t.c + 5 * t.ldc, acc, alpha, t.beta, full, last);
-  }
+  const auto store = [&](auto mode) __attribute__((always_inline)) {
+    constexpr Epilogue kMode = decltype(mode)::value;
+    if constexpr (kRows > 0) {
+      const Vec acc[] = { c0_0, c0_1 };
+      store_row<kMode, kVecs>(c + 0 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 1) {
+      const Vec acc[] = { c1_0, c1_1 };
+      store_row<kMode, kVecs>(c + 1 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 2) {
+      const Vec acc[] = { c2_0, c2_1 };
+      store_row<kMode, kVecs>(c + 2 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 3) {
+      const Vec acc[] = { c3_0, c3_1 };
+      store_row<kMode, kVecs>(c + 3 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 4) {
+      const Vec acc[] = { c4_0, c4_1 };
+      store_row<kMode, kVecs>(c + 4 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+    if constexpr (kRows > 5) {
+      const Vec acc[] = { c5_0, c5_1 };
+      store_row<kMode, kVecs>(c + 5 * ldc, acc, vset1(alpha), vset1(beta), full, last);
+    }
+  };
+  if (beta != 0.0f)
+    store(std::integral_constant<Epilogue, Epilogue::kScaleAccumulate>{});
+  else if (alpha != 1.0f)
+    store(std::integral_constant<Epilogue, Epilogue::kScale>{});
+  else
+    store(std::integral_constant<Epilogue, Epilogue::kStore>{});
 }
 
 // Every (rows, vectors) instantiation, so that an edge tile runs exactly the work it needs.
