@@ -41,6 +41,9 @@ void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
   const MemorySpec& block_memory = in.arch->memory_of(in.arch->levels.at(1));
   d->SetValue("DIRECT_CACHE", block_memory.name);
   d->SetValue("DIRECT_BYTES", std::to_string(block_memory.capacity_bytes / 2));
+  const MemorySpec& outer_memory = in.arch->memory_of(in.arch->levels.back());
+  d->SetValue("OUTER_CACHE", outer_memory.name);
+  d->SetValue("OUTER_BYTES", std::to_string(outer_memory.capacity_bytes / 2));
 }
 
 std::string cpu_check(VectorIsa isa) {
