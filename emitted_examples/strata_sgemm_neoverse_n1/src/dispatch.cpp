@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   5be7334a589e4a08dc444b0c79fd6612ffa16e580e3f03f58f9b3853c43e9d16  template cpu/dispatch.cpp.tpl
+//   f4a6329a33980e9ce13962a57c06b00d7b5f7d0084041d2292e07bd72872aaa3  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -313,13 +313,20 @@ inline void spin_pause() {
 #endif
 }
 
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 // A small persistent pool. Between parallel regions a worker first spins for kSpinSeconds, then sleeps on a
 // condition variable: a sleeping worker costs a futex wake-up on the next region, while a spinning one starts
-// within a cache-line transfer, and GEMM calls tend to come back to back. The pool measures what waking costs the
-// caller here: the notification (a system call that interrupts the sleeping core) and how long, done with its own
-// task, it still waits for the workers it woke. On the 2-vCPU VM the examples were profiled on that is about 60 us
-// for the notification alone and 120 us in all, more than a whole 128^3 GEMM on one thread, so a call uses it to
-// tell whether waking the workers pays (see ready_plan()).
+// within a cache-line transfer, and GEMM calls tend to come back to back. The pool measures what waking costs: the
+// time from publishing a region to the first woken worker starting it (the notification is a system call that
+// interrupts the sleeping core, and a virtual machine may take long to run the core again). On the 2-vCPU VM the
+// examples were profiled on that is tens to hundreds of microseconds, more than a whole 128^3 GEMM on one thread, so
+// a call uses it to tell whether waking the workers pays (see ready_plan()). (It once also counted how long the caller
+// then waited for the woken workers to finish: one slow region made that estimate milliseconds, after which no call
+// woke the workers again, and so none measured it again.)
 // Task i runs on worker i (the calling thread runs task 0), and a region ends when every worker, busy or not, has
 // acknowledged it: so no worker can still be reading a region's fields when the next region writes them. One
 // region at a time (callers serialise on run_mutex).
@@ -345,25 +352,24 @@ class ThreadPool {
     pending_.store(static_cast<int64_t>(workers_.size()), std::memory_order_relaxed);
     // The clock is read only for a region that wakes workers: the others would pay for it on every call.
     const bool waking = sleeping_.load(std::memory_order_relaxed) > 0;
-    using Clock = std::chrono::steady_clock;
-    const Clock::time_point published = waking ? Clock::now() : Clock::time_point{};
+    timing_ = waking;
+    first_start_ns_.store(0, std::memory_order_relaxed);
+    const int64_t published = waking ? steady_ns() : 0;
     {
       // Under the mutex, so that a worker between its last check and its wait cannot miss the new generation.
       std::lock_guard<std::mutex> lock(mutex_);
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
-    const Clock::time_point own_task_start = waking ? Clock::now() : Clock::time_point{};
     task(context, 0);
     const auto done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
-    const Clock::time_point own_task_done = waking ? Clock::now() : Clock::time_point{};
     if (!spin_until(done)) {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, done);
     }
-    if (waking) {  // fold the cost into the average, a quarter weight for the newest
-      const double cost = std::chrono::duration<double>(own_task_start - published).count() +
-                          std::chrono::duration<double>(Clock::now() - own_task_done).count();
+    const int64_t started = first_start_ns_.load(std::memory_order_relaxed);
+    if (waking && started > 0) {  // fold the delay into the average, a quarter weight for the newest
+      const double cost = 1e-9 * static_cast<double>(started - published);
       wake_seconds_.store(0.75 * wake_seconds_.load(std::memory_order_relaxed) + 0.25 * cost,
                           std::memory_order_relaxed);
     }
@@ -423,6 +429,10 @@ class ThreadPool {
       }
       if (stopping_.load(std::memory_order_acquire)) return;
       seen = generation_.load(std::memory_order_acquire);
+      if (timing_) {  // the first worker to start a waking region stamps it
+        int64_t unset = 0;
+        first_start_ns_.compare_exchange_strong(unset, steady_ns(), std::memory_order_relaxed);
+      }
       if (index < count_) task_(context_, index);
       if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         // Take the mutex before notifying: the caller checks pending under it, so it either sees zero or is
@@ -441,6 +451,8 @@ class ThreadPool {
   strata_sgemm_neoverse_n1_task_fn task_ = nullptr;
   void* context_ = nullptr;
   int64_t count_ = 0;
+  bool timing_ = false;  // the region wakes workers: the first to start stamps first_start_ns_
+  std::atomic<int64_t> first_start_ns_{0};
   std::atomic<int64_t> pending_{0};  // workers yet to acknowledge the current region
   std::atomic<uint64_t> generation_{0};
   std::atomic<bool> stopping_{false};
@@ -523,13 +535,22 @@ void scale_c(const Gemm& g) {
   }
 }
 
-// Direct path: micro-tiles over the whole of C, split into contiguous ranges of tiles per thread.
+// Direct path: micro-tiles over the whole of C, taken by the threads in chunks of consecutive tiles.
 struct DirectJob {
   const Gemm* g;
   const Kernel* k;
   int64_t tiles_m, tiles_n;
   int64_t threads;
+  int64_t chunk;                   // tiles taken at a time
+  std::atomic<int64_t> next{0};    // the first tile no thread has taken yet
 };
+
+// Each thread of a direct call takes chunks of tiles as it goes, about this many per thread, rather than a fixed
+// share: a worker woken from sleep may start late and, in a virtual machine, run slowly for a while (on the 2-vCPU VM
+// the examples were profiled on, a just-woken worker took 3x as long as the caller for its half of 19717x41x16), and
+// with fixed shares the caller waited for it, slower than alone. A chunk is a run of whole tiles, so that each tile
+// still runs every k slice itself.
+constexpr int64_t kChunksPerThread = 8;
 
 // The k slice of a streamed B (see direct_depth). The hardware prefetchers follow streams per 4 KiB page, and only
 // a few dozen pages at once: a slice's rows are read side by side, so it spans at most 16 pages (kStreamBytes), but
@@ -578,10 +599,14 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
   }
 }
 
-void direct_task(void* context, int64_t index) {
-  const DirectJob& job = *static_cast<const DirectJob*>(context);
+void direct_task(void* context, int64_t) {
+  DirectJob& job = *static_cast<DirectJob*>(context);
   const int64_t total = job.tiles_m * job.tiles_n;
-  direct_tiles(*job.g, *job.k, total * index / job.threads, total * (index + 1) / job.threads, job.tiles_n);
+  for (;;) {
+    const int64_t begin = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
+    if (begin >= total) return;
+    direct_tiles(*job.g, *job.k, begin, std::min(total, begin + job.chunk), job.tiles_n);
+  }
 }
 
 // What a thread's B buffer (or one of its A slots) holds, so that a later level-1 tile can reuse it instead of
@@ -693,8 +718,10 @@ void run_direct(const Gemm& g, const Plan& plan) {
     direct_tiles(g, k, 0, std::numeric_limits<int64_t>::max(), 1);
     return;
   }
-  DirectJob job{&g, &k, (g.M + k.mr - 1) / k.mr, (g.N + k.nr - 1) / k.nr, plan.threads};
-  job.threads = std::min<int64_t>(plan.threads, job.tiles_m * job.tiles_n);
+  DirectJob job{&g, &k, (g.M + k.mr - 1) / k.mr, (g.N + k.nr - 1) / k.nr, plan.threads, 1};
+  const int64_t tiles = job.tiles_m * job.tiles_n;
+  job.threads = std::min<int64_t>(plan.threads, tiles);
+  job.chunk = std::max<int64_t>(1, tiles / (job.threads * kChunksPerThread));
   parallel_for(job.threads, direct_task, &job);
 }
 
@@ -763,11 +790,6 @@ void* cached_workspace(size_t bytes) {
 
 // When the last call that wanted several threads ended (steady clock, ns; 0: none yet).
 std::atomic<int64_t> g_last_parallel_end_ns{0};
-
-int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // A plan on several threads counts on workers that start at once. When the internal pool's workers are asleep (or
 // not started yet), waking them costs the caller the pool's measured waking time. If the plan's best one-thread
