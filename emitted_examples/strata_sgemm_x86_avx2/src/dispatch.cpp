@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   f4a6329a33980e9ce13962a57c06b00d7b5f7d0084041d2292e07bd72872aaa3  template cpu/dispatch.cpp.tpl
+//   7f78bfd27c36567bd0ffb41eba70dc2c07e83e8a857c175615a4342e91c29f6e  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -370,11 +370,7 @@ class ThreadPool {
       done_.wait(lock, done);
     }
     const int64_t started = first_start_ns_.load(std::memory_order_relaxed);
-    if (waking && started > 0) {  // fold the delay into the average, a quarter weight for the newest
-      const double cost = 1e-9 * static_cast<double>(started - published);
-      wake_seconds_.store(0.75 * wake_seconds_.load(std::memory_order_relaxed) + 0.25 * cost,
-                          std::memory_order_relaxed);
-    }
+    if (waking && started > 0) record_wake(1e-9 * static_cast<double>(started - published));
   }
 
   // True when `workers` workers exist and none is asleep: a region would start at once.
@@ -382,7 +378,8 @@ class ThreadPool {
     return started_.load(std::memory_order_relaxed) >= workers && sleeping_.load(std::memory_order_relaxed) == 0;
   }
 
-  // The measured cost of waking sleeping workers (a moving average), or kFirstWakeSeconds before any.
+  // The measured cost of waking sleeping workers: the median of the last kWakeSamples wakes (kFirstWakeSeconds
+  // stands in for those not made yet).
   double wake_seconds() const { return wake_seconds_.load(std::memory_order_relaxed); }
 
   ~ThreadPool() {
@@ -395,6 +392,21 @@ class ThreadPool {
   }
 
  private:
+  // A median, not an average: on the VM the examples were profiled on, waking takes about 20 us, but one wake in a
+  // hundred takes a millisecond (the host runs something else on the sleeping core). An average that one such wake
+  // lifted above what the calls could gain stopped them waking the workers, so it was never measured down again.
+  static constexpr int kWakeSamples = 9;
+
+  // Called under run_mutex_.
+  void record_wake(double seconds) {
+    wake_samples_[wake_next_] = seconds;
+    wake_next_ = (wake_next_ + 1) % kWakeSamples;
+    double sorted[kWakeSamples];
+    std::copy(wake_samples_, wake_samples_ + kWakeSamples, sorted);
+    std::nth_element(sorted, sorted + kWakeSamples / 2, sorted + kWakeSamples);
+    wake_seconds_.store(sorted[kWakeSamples / 2], std::memory_order_relaxed);
+  }
+
   // Spins until done() holds or kSpinSeconds pass; returns done().
   template <class Done>
   static bool spin_until(Done done) {
@@ -461,6 +473,10 @@ class ThreadPool {
   std::atomic<int64_t> started_{0};   // workers created
   std::atomic<int64_t> sleeping_{0};  // workers waiting on wake_
   std::atomic<double> wake_seconds_{kFirstWakeSeconds};
+  double wake_samples_[kWakeSamples] = {kFirstWakeSeconds, kFirstWakeSeconds, kFirstWakeSeconds,
+                                        kFirstWakeSeconds, kFirstWakeSeconds, kFirstWakeSeconds,
+                                        kFirstWakeSeconds, kFirstWakeSeconds, kFirstWakeSeconds};
+  int wake_next_ = 0;
 };
 
 void parallel_for(int64_t count, strata_sgemm_x86_avx2_task_fn task, void* context) {
