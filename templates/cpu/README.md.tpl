@@ -109,9 +109,12 @@ By default each call uses up to the hardware concurrency (capped when the packag
 thread pool. `{{PACKAGE}}_set_num_threads(n)` changes the limit for later calls; calls from several host threads
 at once are safe and take turns on the pool. A call runs one parallel region; after it the pool's workers spin for
 50 microseconds before they sleep, so that back-to-back calls do not each pay for waking them. Waking sleeping
-workers costs the caller time (the pool measures how much: tens of microseconds on bare metal, over a hundred in
-some virtual machines), so a call that finds them asleep runs on one thread when that is predicted to be quicker
-than waking them, unless calls come back to back. `{{PACKAGE}}_plan` reports the plan for a pool that is awake.
+workers costs time (the pool measures how long a woken worker takes to start, and keeps the median of the last
+nine wakes: microseconds on bare metal, tens in virtual machines, where now and then one takes a millisecond), so a
+call that finds them asleep runs on one thread when that is predicted to be quicker than waking them, unless calls
+come back to back. On the unpacked path (small problems and single rows or columns of tiles) the threads take
+chunks of C's tiles as they go, so a worker that starts late or runs slowly leaves more to the others.
+`{{PACKAGE}}_plan` reports the plan for a pool that is awake.
 
 An application with its own thread pool (OpenMP, TBB, a task system) can have the package's parallel work run
 there instead, so the two pools do not compete for cores:
