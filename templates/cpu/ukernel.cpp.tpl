@@ -189,8 +189,8 @@ void tile(const TileArgs& t) {
 {{/VEC}}      }
 {{/ROW}}    }
   }
-{{/LANE_BROADCAST}}  // C's pointer, stride and scalars are copied out of t first: every store to C could alias them (both are
-  // float), and the compiler would reload and retest them row by row.
+{{/LANE_BROADCAST}}  // C's pointer, stride and scalars are copied out of t first: a store to C may alias t's alpha and beta (floats),
+  // and the compiler reloaded and retested them, and C's pointer and stride with them, row by row.
   float* const c = t.c;
   const int64_t ldc = t.ldc;
   const float alpha = t.alpha, beta = t.beta;

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   669539f0a96d57741e31fc72526fc0f4e1859ad7b2005c290c1cfad2a74fd7aa  template cpu/ukernel.cpp.tpl
+//   e40bc261f130f63f5ddfefa90fad8fb7e93c09eeccb9285720c2921650e4a36c  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 12 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -1207,8 +1207,8 @@ void tile(const TileArgs& t) {
       }
     }
   }
-  // C's pointer, stride and scalars are copied out of t first: every store to C could alias them (both are
-  // float), and the compiler would reload and retest them row by row.
+  // C's pointer, stride and scalars are copied out of t first: a store to C may alias t's alpha and beta (floats),
+  // and the compiler reloaded and retested them, and C's pointer and stride with them, row by row.
   float* const c = t.c;
   const int64_t ldc = t.ldc;
   const float alpha = t.alpha, beta = t.beta;

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   669539f0a96d57741e31fc72526fc0f4e1859ad7b2005c290c1cfad2a74fd7aa  template cpu/ukernel.cpp.tpl
+//   e40bc261f130f63f5ddfefa90fad8fb7e93c09eeccb9285720c2921650e4a36c  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 6 x 16 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 76.41 GFLOP/s (6.43e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -284,8 +284,8 @@ void tile(const TileArgs& t) {
       if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
     }
   }
-  // C's pointer, stride and scalars are copied out of t first: every store to C could alias them (both are
-  // float), and the compiler would reload and retest them row by row.
+  // C's pointer, stride and scalars are copied out of t first: a store to C may alias t's alpha and beta (floats),
+  // and the compiler reloaded and retested them, and C's pointer and stride with them, row by row.
   float* const c = t.c;
   const int64_t ldc = t.ldc;
   const float alpha = t.alpha, beta = t.beta;

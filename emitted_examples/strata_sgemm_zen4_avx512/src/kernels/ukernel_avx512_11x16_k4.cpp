@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   669539f0a96d57741e31fc72526fc0f4e1859ad7b2005c290c1cfad2a74fd7aa  template cpu/ukernel.cpp.tpl
+//   e40bc261f130f63f5ddfefa90fad8fb7e93c09eeccb9285720c2921650e4a36c  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 16 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 127.30 GFLOP/s (7.08e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -346,8 +346,8 @@ void tile(const TileArgs& t) {
       c10_0 = vfma(a10, b0, c10_0);
     }
   }
-  // C's pointer, stride and scalars are copied out of t first: every store to C could alias them (both are
-  // float), and the compiler would reload and retest them row by row.
+  // C's pointer, stride and scalars are copied out of t first: a store to C may alias t's alpha and beta (floats),
+  // and the compiler reloaded and retested them, and C's pointer and stride with them, row by row.
   float* const c = t.c;
   const int64_t ldc = t.ldc;
   const float alpha = t.alpha, beta = t.beta;
