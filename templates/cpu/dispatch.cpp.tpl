@@ -238,7 +238,7 @@ struct PlanCache {
 // while the cache is empty, matches no call: its thread count is 0, and a call asks for at least 1.
 thread_local PlanCache t_plans;
 
-Plan choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
+const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
   PlanCache& cache = t_plans;
   for (int i = 0; i < cache.used; ++i) {
     const PlanCache::Entry& e = cache.entries[i];
@@ -260,10 +260,14 @@ Plan choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_threads, int3
   cache.last = cache.next;
   cache.next = (cache.next + 1) % PlanCache::kEntries;
   cache.used = std::min(cache.used + 1, PlanCache::kEntries);
-  return best;
+  return cache.entries[cache.last].plan;
 }
 
-inline Plan choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
+// The plan for a call, as a reference into the calling thread's cache: valid until the thread plans again, so a call
+// must be done with it before it runs anything (a host's parallel_for may run other GEMMs on this thread). A
+// reference rather than a copy: GCC copied the entry out of thread-local storage with `rep movs`, a tenth of a tiny
+// call.
+inline const Plan& choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
   const PlanCache::Entry& last = t_plans.entries[t_plans.last];
   if (last.matches(M, N, K, max_threads, forced)) return last.plan;
   return choose_plan_slow(M, N, K, max_threads, forced);
@@ -815,7 +819,8 @@ Plan ready_plan(Plan plan) {
     scale_c(g);
     return {{PACKAGE_UPPER}}_OK;
   }
-  const Plan wanted = choose_plan(g.M, g.N, g.K, current_threads(), forced);
+  // Used only before the call runs anything (see choose_plan).
+  const Plan& wanted = choose_plan(g.M, g.N, g.K, current_threads(), forced);
   // A caller's workspace must hold what workspace_size() promised, whichever of the two plans runs.
   if (caller_workspace) {
     const size_t promised = call_workspace_bytes(wanted);

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   33bbf24f4812330b686bcec6d9659f6851f09ec6e07fa3d5624e07ac2e94b235  template cpu/dispatch.cpp.tpl
+//   49e7e6f22bd1c0b87d8de987ef133bed34f08a40af42345018eb10ccdcc83a0e  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -253,7 +253,7 @@ struct PlanCache {
 // while the cache is empty, matches no call: its thread count is 0, and a call asks for at least 1.
 thread_local PlanCache t_plans;
 
-Plan choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
+const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
   PlanCache& cache = t_plans;
   for (int i = 0; i < cache.used; ++i) {
     const PlanCache::Entry& e = cache.entries[i];
@@ -275,10 +275,14 @@ Plan choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_threads, int3
   cache.last = cache.next;
   cache.next = (cache.next + 1) % PlanCache::kEntries;
   cache.used = std::min(cache.used + 1, PlanCache::kEntries);
-  return best;
+  return cache.entries[cache.last].plan;
 }
 
-inline Plan choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
+// The plan for a call, as a reference into the calling thread's cache: valid until the thread plans again, so a call
+// must be done with it before it runs anything (a host's parallel_for may run other GEMMs on this thread). A
+// reference rather than a copy: GCC copied the entry out of thread-local storage with `rep movs`, a tenth of a tiny
+// call.
+inline const Plan& choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
   const PlanCache::Entry& last = t_plans.entries[t_plans.last];
   if (last.matches(M, N, K, max_threads, forced)) return last.plan;
   return choose_plan_slow(M, N, K, max_threads, forced);
@@ -830,7 +834,8 @@ strata_sgemm_neoverse_n1_status execute(const Gemm& g, int32_t forced, void* wor
     scale_c(g);
     return STRATA_SGEMM_NEOVERSE_N1_OK;
   }
-  const Plan wanted = choose_plan(g.M, g.N, g.K, current_threads(), forced);
+  // Used only before the call runs anything (see choose_plan).
+  const Plan& wanted = choose_plan(g.M, g.N, g.K, current_threads(), forced);
   // A caller's workspace must hold what workspace_size() promised, whichever of the two plans runs.
   if (caller_workspace) {
     const size_t promised = call_workspace_bytes(wanted);
