@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   49e7e6f22bd1c0b87d8de987ef133bed34f08a40af42345018eb10ccdcc83a0e  template cpu/dispatch.cpp.tpl
+//   8f833bb82389e3658e3fecd8d7457e75b836afab3ef125d61e81925483a3f098  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -348,6 +349,8 @@ class ThreadPool {
     return pool;
   }
 
+  ThreadPool() { std::fill(std::begin(wake_samples_), std::end(wake_samples_), kFirstWakeSeconds); }
+
   // Runs task(context, i) for i in [0, count); returns when all are done.
   void run(int64_t count, strata_sgemm_x86_avx2_task_fn task, void* context) {
     std::lock_guard<std::mutex> serial(run_mutex_);
@@ -477,9 +480,7 @@ class ThreadPool {
   std::atomic<int64_t> started_{0};   // workers created
   std::atomic<int64_t> sleeping_{0};  // workers waiting on wake_
   std::atomic<double> wake_seconds_{kFirstWakeSeconds};
-  double wake_samples_[kWakeSamples] = {kFirstWakeSeconds, kFirstWakeSeconds, kFirstWakeSeconds,
-                                        kFirstWakeSeconds, kFirstWakeSeconds, kFirstWakeSeconds,
-                                        kFirstWakeSeconds, kFirstWakeSeconds, kFirstWakeSeconds};
+  double wake_samples_[kWakeSamples];  // filled with kFirstWakeSeconds by the constructor
   int wake_next_ = 0;
 };
 
@@ -561,8 +562,7 @@ void scale_c(const Gemm& g) {
 struct DirectJob {
   const Gemm* g;
   const Kernel* k;
-  int64_t tiles_m, tiles_n;
-  int64_t threads;
+  int64_t tiles, tiles_n;          // C's register tiles, and how many make a row of them
   int64_t chunk;                   // tiles taken at a time
   std::atomic<int64_t> next{0};    // the first tile no thread has taken yet
 };
@@ -623,11 +623,10 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 
 void direct_task(void* context, int64_t) {
   DirectJob& job = *static_cast<DirectJob*>(context);
-  const int64_t total = job.tiles_m * job.tiles_n;
   for (;;) {
     const int64_t begin = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
-    if (begin >= total) return;
-    direct_tiles(*job.g, *job.k, begin, std::min(total, begin + job.chunk), job.tiles_n);
+    if (begin >= job.tiles) return;
+    direct_tiles(*job.g, *job.k, begin, std::min(job.tiles, begin + job.chunk), job.tiles_n);
   }
 }
 
@@ -740,11 +739,10 @@ void run_direct(const Gemm& g, const Plan& plan) {
     direct_tiles(g, k, 0, std::numeric_limits<int64_t>::max(), 1);
     return;
   }
-  DirectJob job{&g, &k, (g.M + k.mr - 1) / k.mr, (g.N + k.nr - 1) / k.nr, plan.threads, 1};
-  const int64_t tiles = job.tiles_m * job.tiles_n;
-  job.threads = std::min<int64_t>(plan.threads, tiles);
-  job.chunk = std::max<int64_t>(1, tiles / (job.threads * kChunksPerThread));
-  parallel_for(job.threads, direct_task, &job);
+  const int64_t tiles_n = (g.N + k.nr - 1) / k.nr, tiles = (g.M + k.mr - 1) / k.mr * tiles_n;
+  const int64_t threads = std::min<int64_t>(plan.threads, tiles);
+  DirectJob job{&g, &k, tiles, tiles_n, std::max<int64_t>(1, tiles / (threads * kChunksPerThread))};
+  parallel_for(threads, direct_task, &job);
 }
 
 // ---- Argument checks ---------------------------------------------------------------------------------------------
