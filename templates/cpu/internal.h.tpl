@@ -7,8 +7,9 @@
 
 namespace {{PACKAGE}}_internal {
 
-// One register tile: C[0:rows, 0:cols] = alpha * A * B + beta * C over depth k, with rows <= MR and
-// cols <= NR of the kernel. beta == 0 never reads C.
+// C[0:rows, 0:cols] = alpha * A * B + beta * C over depth k, with cols <= NR of the kernel: one register tile
+// (rows <= MR) for the packed variant, a column strip of register tiles (any rows) for the direct one. beta == 0
+// never reads C.
 //   packed:  A is a packed micro-panel, element (r, p) at a[p * MR + r]; B a packed micro-panel, (p, j) at
 //            b[p * NR + j]; lda and ldb are ignored.
 //   direct:  A is read in place, (r, p) at a[r * lda + p]; B in place, (p, j) at b[p * ldb + j].
@@ -22,7 +23,7 @@ struct TileArgs {
   int64_t ldc;
   float alpha;
   float beta;
-  int32_t rows;
+  int64_t rows;
   int32_t cols;
 };
 

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   8f833bb82389e3658e3fecd8d7457e75b836afab3ef125d61e81925483a3f098  template cpu/dispatch.cpp.tpl
+//   cf12ad1c7fe97c6aa1f383d6729ddcafdc03c1123ef2e4f26f7f793ceff131b8  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -560,7 +560,7 @@ void scale_c(const Gemm& g) {
 struct DirectJob {
   const Gemm* g;
   const Kernel* k;
-  int64_t tiles, tiles_n;          // C's register tiles, and how many make a row of them
+  int64_t tiles, tiles_m;          // C's register tiles, and how many make a column of them
   int64_t chunk;                   // tiles taken at a time
   std::atomic<int64_t> next{0};    // the first tile no thread has taken yet
 };
@@ -597,24 +597,36 @@ int64_t direct_depth(const Gemm& g, const Kernel& k) {
   return k.k1;
 }
 
-// The micro-tiles [begin, end) of C in row-major tile order (tiles_n per row of tiles), stopping at C's last row
-// (so that end = INT64_MAX means "to the end"; begin must then be 0), in k slices of direct_depth(). The tile
-// position advances by steps rather than by dividing the tile index: on the small problems this path serves,
-// divisions are a visible share.
-void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, int64_t tiles_n) {
-  const int64_t first_i = begin / tiles_n * k.mr, first_j = begin % tiles_n * k.nr;
+// The micro-tiles [begin, end) of C in column-major tile order (tiles_m per column of tiles), in k slices of
+// direct_depth(). The tiles of a range that lie in one column of tiles are one call of the kernel, a column strip.
+void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, int64_t tiles_m) {
+  const int64_t first_j = begin / tiles_m * k.nr, first_row = begin % tiles_m;
   const int64_t slice = direct_depth(g, k);
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
-    int64_t i = first_i, j = first_j;
-    for (int64_t t = begin; t < end && i < g.M; ++t) {
+    int64_t row = first_row, left = end - begin;
+    for (int64_t j = first_j; j < g.N && left > 0; j += k.nr, row = 0) {
+      const int64_t i = row * k.mr, strip = tiles_m - row;
       TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc, g.alpha,
-                    beta, static_cast<int32_t>(std::min<int64_t>(k.mr, g.M - i)),
+                    beta, left < strip ? left * k.mr : g.M - i, static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
+      k.direct(args);
+      left -= strip;
+    }
+  }
+}
+
+// All of C, on the calling thread: each column of tiles is one strip. No tile counts, and no divisions to get them:
+// on the small problems this path serves, a division is a visible share.
+void direct_all(const Gemm& g, const Kernel& k) {
+  const int64_t slice = direct_depth(g, k);
+  for (int64_t p = 0; p < g.K; p += slice) {
+    const int64_t depth = std::min<int64_t>(slice, g.K - p);
+    const float beta = p == 0 ? g.beta : 1.0f;
+    for (int64_t j = 0; j < g.N; j += k.nr) {
+      TileArgs args{depth, g.A + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + j, g.ldc, g.alpha, beta, g.M,
                     static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
       k.direct(args);
-      j += k.nr;
-      if (j >= g.N) j = 0, i += k.mr;
     }
   }
 }
@@ -624,7 +636,7 @@ void direct_task(void* context, int64_t) {
   for (;;) {
     const int64_t begin = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
     if (begin >= job.tiles) return;
-    direct_tiles(*job.g, *job.k, begin, std::min(job.tiles, begin + job.chunk), job.tiles_n);
+    direct_tiles(*job.g, *job.k, begin, std::min(job.tiles, begin + job.chunk), job.tiles_m);
   }
 }
 
@@ -733,13 +745,13 @@ void run_packed(const Gemm& g, const Plan& plan, void* workspace) {
 
 void run_direct(const Gemm& g, const Plan& plan) {
   const Kernel& k = kKernels[plan.kernel];
-  if (plan.threads == 1) {  // no tile counts needed, and no divisions to get them
-    direct_tiles(g, k, 0, std::numeric_limits<int64_t>::max(), 1);
+  if (plan.threads == 1) {
+    direct_all(g, k);
     return;
   }
-  const int64_t tiles_n = (g.N + k.nr - 1) / k.nr, tiles = (g.M + k.mr - 1) / k.mr * tiles_n;
+  const int64_t tiles_m = (g.M + k.mr - 1) / k.mr, tiles = tiles_m * ((g.N + k.nr - 1) / k.nr);
   const int64_t threads = std::min<int64_t>(plan.threads, tiles);
-  DirectJob job{&g, &k, tiles, tiles_n, std::max<int64_t>(1, tiles / (threads * kChunksPerThread))};
+  DirectJob job{&g, &k, tiles, tiles_m, std::max<int64_t>(1, tiles / (threads * kChunksPerThread))};
   parallel_for(threads, direct_task, &job);
 }
 

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   bfc5afb704afc2140fe4cf243fee9d0be04d43e3327537197e6b04ca751bb838  template cpu/internal.h.tpl
+//   1d3ebc024b987c729107450dad92ada3a2e9461fe1573c01fd84524efd99ad86  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -14,8 +14,9 @@
 
 namespace strata_sgemm_neoverse_n1_internal {
 
-// One register tile: C[0:rows, 0:cols] = alpha * A * B + beta * C over depth k, with rows <= MR and
-// cols <= NR of the kernel. beta == 0 never reads C.
+// C[0:rows, 0:cols] = alpha * A * B + beta * C over depth k, with cols <= NR of the kernel: one register tile
+// (rows <= MR) for the packed variant, a column strip of register tiles (any rows) for the direct one. beta == 0
+// never reads C.
 //   packed:  A is a packed micro-panel, element (r, p) at a[p * MR + r]; B a packed micro-panel, (p, j) at
 //            b[p * NR + j]; lda and ldb are ignored.
 //   direct:  A is read in place, (r, p) at a[r * lda + p]; B in place, (p, j) at b[p * ldb + j].
@@ -29,7 +30,7 @@ struct TileArgs {
   int64_t ldc;
   float alpha;
   float beta;
-  int32_t rows;
+  int64_t rows;
   int32_t cols;
 };
 

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   bfc5afb704afc2140fe4cf243fee9d0be04d43e3327537197e6b04ca751bb838  template cpu/internal.h.tpl
+//   1d3ebc024b987c729107450dad92ada3a2e9461fe1573c01fd84524efd99ad86  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -15,8 +15,9 @@
 
 namespace strata_sgemm_zen4_avx512_internal {
 
-// One register tile: C[0:rows, 0:cols] = alpha * A * B + beta * C over depth k, with rows <= MR and
-// cols <= NR of the kernel. beta == 0 never reads C.
+// C[0:rows, 0:cols] = alpha * A * B + beta * C over depth k, with cols <= NR of the kernel: one register tile
+// (rows <= MR) for the packed variant, a column strip of register tiles (any rows) for the direct one. beta == 0
+// never reads C.
 //   packed:  A is a packed micro-panel, element (r, p) at a[p * MR + r]; B a packed micro-panel, (p, j) at
 //            b[p * NR + j]; lda and ldb are ignored.
 //   direct:  A is read in place, (r, p) at a[r * lda + p]; B in place, (p, j) at b[p * ldb + j].
@@ -30,7 +31,7 @@ struct TileArgs {
   int64_t ldc;
   float alpha;
   float beta;
-  int32_t rows;
+  int64_t rows;
   int32_t cols;
 };
 

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   e40bc261f130f63f5ddfefa90fad8fb7e93c09eeccb9285720c2921650e4a36c  template cpu/ukernel.cpp.tpl
+//   78f48ea8e6355f03f1c2f4f4ff2b449eabef30c832864d32e2f8dbbd9e4806ff  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 4 x 24 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 78.30 GFLOP/s (6.28e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -81,8 +81,9 @@ inline void prefetch_c_row(const float* row, int cols) {
   __builtin_prefetch(row + cols - 1, 1);  // the row's last line, when it starts mid-line
 }
 
+// The body of every tile; inlined into tile() below and into a shallow direct strip's loop.
 template <bool kPacked, int kRows, int kVecs>
-void tile(const TileArgs& t) {
+__attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   static_assert(kRows >= 1 && kRows <= 4 && kVecs >= 1 && kVecs <= 3, "tile outside the register tile");
   // A element (r, p): packed at a[p * 4 + r], direct at a[r * lda + p]. B row p: packed at b + p * 24,
   // direct at b + p * ldb.
@@ -408,6 +409,12 @@ void tile(const TileArgs& t) {
     store(std::integral_constant<Epilogue, Epilogue::kStore>{});
 }
 
+// One tile, out of line: what the tables below point to.
+template <bool kPacked, int kRows, int kVecs>
+__attribute__((noinline)) void tile(const TileArgs& t) {
+  tile_body<kPacked, kRows, kVecs>(t);
+}
+
 // Every (rows, vectors) instantiation, so that an edge tile runs exactly the work it needs.
 template <bool kPacked>
 constexpr TileFn kTiles[4][3] = {
@@ -417,16 +424,57 @@ constexpr TileFn kTiles[4][3] = {
     { &tile<kPacked, 4, 1>, &tile<kPacked, 4, 2>, &tile<kPacked, 4, 3> },
 };
 
-template <bool kPacked>
-void run(const TileArgs& t) {
-  if (t.rows <= 0 || t.cols <= 0) return;
-  kTiles<kPacked>[t.rows - 1][(t.cols + kLanes - 1) / kLanes - 1](t);
+// A direct call covers a column strip of C: any number of rows, in register tiles of 4 rows, all kVecs vectors
+// wide, so that the dispatcher makes one call per strip instead of one per tile (64x31x1: 1.35x). A shallow strip
+// (k below kInlineDepth) also runs its full tiles inline, one after another: a tile's arithmetic is then a few dozen
+// instructions, about what its call and set-up cost (64x31x1: a further 1.14x). A deeper one calls them: inlined in a
+// loop, the deep k loop lost registers to the strip (64x64x64: 0.92x). The last, shorter tile runs its own
+// instantiation.
+constexpr int64_t kInlineDepth = 8;
+
+// The strip's full tiles: inlined (kInline) or called, then the short last tile.
+template <int kVecs, bool kInline>
+void strip_tiles(const TileArgs& t) {
+  TileArgs full = t;
+  full.rows = 4;
+  int64_t rows = t.rows;
+  for (; rows >= 4; rows -= 4, full.a += 4 * t.lda, full.c += 4 * t.ldc) {
+    if constexpr (kInline)
+      tile_body<false, 4, kVecs>(full);
+    else
+      tile<false, 4, kVecs>(full);
+  }
+  if (rows > 0) {
+    full.rows = rows;
+    kTiles<false>[rows - 1][kVecs - 1](full);
+  }
 }
+
+template <int kVecs>
+void direct_strip(const TileArgs& t) {
+  if (t.k < kInlineDepth)
+    strip_tiles<kVecs, true>(t);
+  else
+    strip_tiles<kVecs, false>(t);
+}
+
+constexpr TileFn kStrips[3] = { &direct_strip<1>, &direct_strip<2>, &direct_strip<3> };
 
 }  // namespace
 
-void ukernel_avx2_4x24_k8_packed(const TileArgs& args) { run<true>(args); }
-void ukernel_avx2_4x24_k8_direct(const TileArgs& args) { run<false>(args); }
+void ukernel_avx2_4x24_k8_packed(const TileArgs& args) {
+  if (args.rows <= 0 || args.cols <= 0) return;
+  kTiles<true>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
+}
+
+void ukernel_avx2_4x24_k8_direct(const TileArgs& args) {
+  if (args.rows <= 0 || args.cols <= 0) return;
+  const int vectors = (args.cols + kLanes - 1) / kLanes;
+  if (args.rows < 4)  // a single short tile: straight to it
+    kTiles<false>[args.rows - 1][vectors - 1](args);
+  else
+    kStrips[vectors - 1](args);
+}
 
 // Packing lives here, next to the kernel that reads the panels: the panel widths are compile-time constants and the
 // loops are compiled with this file's ISA flags.
