@@ -113,7 +113,9 @@ workers costs time (the pool measures how long a woken worker takes to start, an
 nine wakes: microseconds on bare metal, tens in virtual machines, where now and then one takes a millisecond), so a
 call that finds them asleep runs on one thread when that is predicted to be quicker than waking them, unless calls
 come back to back. On the unpacked path (small problems and single rows or columns of tiles) the threads take
-chunks of C's tiles as they go, so a worker that starts late or runs slowly leaves more to the others.
+chunks of C's tiles as they go, so a worker that starts late or runs slowly leaves more to the others; a few rows of
+C over a B too big to cache are split along K instead, each thread summing whole rows of B into a private copy of C,
+so that every thread streams contiguous memory.
 `{{PACKAGE}}_plan` reports the plan for a pool that is awake.
 
 An application with its own thread pool (OpenMP, TBB, a task system) can have the package's parallel work run
@@ -134,7 +136,8 @@ and return only when all of them have finished. `count` never exceeds `{{PACKAGE
 
 ### Caller-provided workspace
 
-Calls allocate their packing buffers internally. To avoid allocation on a hot path, ask for the size and pass
+Calls allocate their packing buffers (and, for a few rows of C split across threads along K, the threads'
+private copies of C) internally. To avoid allocation on a hot path, ask for the size and pass
 your own buffer (any alignment); `{{PACKAGE}}_with_workspace` allocates nothing:
 
 ```c

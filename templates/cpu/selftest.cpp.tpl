@@ -55,7 +55,10 @@ constexpr double kSmallOutput = 4096;
 // Floats of sentinel before and after C, and bytes of guard after a caller-provided workspace.
 constexpr int64_t kGuardFloats = 16;
 constexpr size_t kGuardBytes = 64;
-constexpr unsigned char kWorkspaceFill = 0xA5;
+// Also the first kPoisonedWorkspaceBytes of a caller's workspace: as a float, 0x4B4B4B4B is 1.3e7, so a result that
+// sums workspace the package never wrote is far off.
+constexpr unsigned char kWorkspaceFill = 0x4B;
+constexpr size_t kPoisonedWorkspaceBytes = size_t{1} << 20;
 // An odd bit pattern no kernel computes by accident; compared as bits because NaN compares unequal to itself.
 constexpr uint32_t kSentinelBits = 0x7FBADBADu;
 
@@ -265,9 +268,10 @@ Status Call(const Caller& caller, int64_t m, int64_t n, int64_t k, float alpha, 
       return {{PACKAGE}}_with_kernel(caller.kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     case Entry::kWorkspace: {
       const size_t bytes = {{PACKAGE}}_workspace_size(m, n, k);
-      // Left uninitialised apart from the guards: filling megabytes per call would dominate the run time.
+      // Filled up to kPoisonedWorkspaceBytes, beyond that left uninitialised apart from the guards: filling
+      // megabytes per call would dominate the run time.
       std::unique_ptr<unsigned char[]> buffer(new unsigned char[bytes + 1 + kGuardBytes]);
-      std::memset(buffer.get(), kWorkspaceFill, 1);
+      std::memset(buffer.get(), kWorkspaceFill, 1 + std::min(bytes, kPoisonedWorkspaceBytes));
       std::memset(buffer.get() + 1 + bytes, kWorkspaceFill, kGuardBytes);
       const Status status = {{PACKAGE}}_with_workspace(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
                                                          buffer.get() + 1, bytes);
@@ -610,11 +614,11 @@ void CheckShapes(Tally& tally) {
     }
   }
   // 530x610x290 spans several level-2 tiles along every axis, so that blocks reused across tiles are exercised.
-  // The last two have a B of megabytes, too big for the direct path to keep in cache, with a single row or column
+  // The last three have a B of megabytes, too big for the direct path to keep in cache, with a single row or column
   // of register tiles: the direct path then slices k differently (see direct_depth in dispatch.cpp), in slices
-  // that do not divide K.
+  // that do not divide K, and on several threads 3x1100x2000 is split along K (see split_k).
   for (const Shape& s : {Shape{64, 64, 64}, Shape{100, 100, 100}, Shape{257, 257, 257}, Shape{300, 200, 500},
-                         Shape{530, 610, 290}, Shape{3, 1100, 700}, Shape{20, 7, 60000}}) {
+                         Shape{530, 610, 290}, Shape{3, 1100, 700}, Shape{3, 1100, 2000}, Shape{20, 7, 60000}}) {
     // Under --quick the large ones go through the dispatcher and the workspace variant only: forcing every kernel
     // on them is most of the full run's time.
     shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);
@@ -696,8 +700,10 @@ void CheckHostParallelFor(Tally& tally) {
 
   std::vector<Problem> problems;
   uint64_t seed = 1000;
+  // 3x1100x2000 is split along K on several threads: run in reverse, the last task takes every slice of K and the
+  // first none, whose copy of C must then be left out of the sum.
   for (const Shape& s : {Shape{1, 1, 1}, Shape{0, 5, 5}, Shape{37, 61, 127}, Shape{129, 67, 33},
-                         Shape{257, 257, 257}}) {
+                         Shape{3, 1100, 2000}, Shape{257, 257, 257}}) {
     problems.push_back(MakeProblem(s, ++seed));
   }
   bool expect_calls = false;
@@ -706,6 +712,7 @@ void CheckHostParallelFor(Tally& tally) {
     pool.limit = {{PACKAGE}}_get_num_threads();  // the package may cap what it was asked for
     for (const Problem& problem : problems) {
       CheckCase(tally, problem, Caller{Entry::kDispatch, 0}, threads, OperandsFor(problem)[1], kCombos[2]);
+      CheckCase(tally, problem, Caller{Entry::kWorkspace, 0}, threads, OperandsFor(problem)[0], kCombos[1]);
       Plan plan{};
       if ({{PACKAGE}}_plan(problem.m, problem.n, problem.k, &plan) == kOk && plan.threads > 1) expect_calls = true;
     }
