@@ -107,6 +107,9 @@ inline void store_row(float* c, const Vec* acc, Vec alpha, Vec beta, Mask full, 
     if constexpr (kMode == Epilogue::kScaleAccumulate) out = vfma(beta, vload_masked(c + v * kLanes, m), out);
     vstore_masked(c + v * kLanes, m, out);
   }
+  // Rows are written in address order: without this the compiler interleaved one row's stores with the next's, and
+  // where C is not cached (a tall C streamed through the cache) the tile took longer (19717x121x16: 1.25x).
+  asm volatile("" ::: "memory");
 }
 
 // A B vector of the tile. In a direct tile the last vector may run past the end of B's row (and of the matrix),
