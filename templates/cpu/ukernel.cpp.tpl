@@ -32,7 +32,7 @@ inline Vec vmul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
 inline Mask lane_mask(int lanes) { return static_cast<Mask>((1u << lanes) - 1u); }
 inline Vec vload_masked(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
 inline void vstore_masked(float* p, Mask m, Vec v) { _mm512_mask_storeu_ps(p, m, v); }
-// Halves folded with whole-lane shuffles, in their zero-masking forms: GCC 12's unmasked forms (and
+{{#PACKAGE_ENTRY}}// Halves folded with whole-lane shuffles, in their zero-masking forms: GCC 12's unmasked forms (and
 // _mm512_reduce_add_ps, built on them) start from _mm512_undefined_ps and trip -Wmaybe-uninitialized.
 inline float vsum(Vec v) {
   v = _mm512_add_ps(v, _mm512_maskz_shuffle_f32x4(0xffff, v, v, 0x4e));  // plus the other 256-bit half
@@ -41,7 +41,7 @@ inline float vsum(Vec v) {
   x = _mm_add_ps(x, _mm_movehl_ps(x, x));
   return _mm_cvtss_f32(_mm_add_ss(x, _mm_movehdup_ps(x)));
 }
-{{/AVX512}}{{#AVX2}}using Vec = __m256;
+{{/PACKAGE_ENTRY}}{{/AVX512}}{{#AVX2}}using Vec = __m256;
 using Mask = __m256i;
 constexpr int kLanes = 8;
 
@@ -56,12 +56,12 @@ inline Mask lane_mask(int lanes) {
 }
 inline Vec vload_masked(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
 inline void vstore_masked(float* p, Mask m, Vec v) { _mm256_maskstore_ps(p, m, v); }
-inline float vsum(Vec v) {
+{{#PACKAGE_ENTRY}}inline float vsum(Vec v) {
   __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   x = _mm_add_ps(x, _mm_movehl_ps(x, x));
   return _mm_cvtss_f32(_mm_add_ss(x, _mm_movehdup_ps(x)));
 }
-{{/AVX2}}{{#NEON}}using Vec = float32x4_t;
+{{/PACKAGE_ENTRY}}{{/AVX2}}{{#NEON}}using Vec = float32x4_t;
 // NEON has no masked loads or stores, so a mask is the number of active lanes, and a partial vector moves lane by lane.
 // Only the last vector of a row at the right edge of a tile is ever partial; full vectors take the single branch.
 using Mask = int;
@@ -91,8 +91,8 @@ inline void vstore_masked(float* p, Mask m, Vec v) {
   if (m > 1) vst1q_lane_f32(p + 1, v, 1);
   if (m > 2) vst1q_lane_f32(p + 2, v, 2);
 }
-inline float vsum(Vec v) { return vaddvq_f32(v); }
-{{/NEON}}
+{{#PACKAGE_ENTRY}}inline float vsum(Vec v) { return vaddvq_f32(v); }
+{{/PACKAGE_ENTRY}}{{/NEON}}
 // How a tile writes C, chosen once per tile: most calls have alpha = 1 and beta = 0, and on a shallow tile (small
 // K) the epilogue is as long as the k loop, so the multiply by alpha and the test of beta are not paid per vector.
 enum class Epilogue { kStore, kScale, kScaleAccumulate };  // C = acc, C = alpha acc, C = alpha acc + beta C

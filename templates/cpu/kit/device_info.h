@@ -44,7 +44,8 @@ inline std::string cpu_identity() {
   if (family == 0xf) family += static_cast<int>((eax >> 20) & 0xff);
   if (family == 0x6 || family >= 0xf) model += static_cast<int>(((eax >> 16) & 0xf) << 4);
   std::string brand;
-  if (__get_cpuid_max(0x80000000, nullptr) >= 0x80000004) {
+  // GCC's __get_cpuid_max returns unsigned, Clang's int: compared as unsigned, it builds warning-free with both.
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000, nullptr)) >= 0x80000004u) {
     char text[49] = {};
     for (unsigned leaf = 0; leaf < 3; ++leaf) {
       __get_cpuid(0x80000002 + leaf, &eax, &ebx, &ecx, &edx);
