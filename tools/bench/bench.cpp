@@ -150,10 +150,11 @@ ResultRow ToResultRow(const Shape& shape, int threads, const Measured& m) {
   return row;
 }
 
-// The dispatcher's plan for this shape and the kernels' times; a forced kernel whose plan is the dispatcher's
-// (same kernel, blocking and threads) is the dispatcher's computation, so its time is the dispatcher's and the
-// fraction compares like with like instead of two noisy measurements of one computation. Only when no forced
-// plan matches is the dispatcher timed as a contender of its own.
+// The dispatcher's plan for this shape and the kernels' times. Kernel ids whose plans run the same computation (see
+// StrataPlan::SameWork: on the direct path the ids that share a micro-kernel) are timed once, as the lowest such id,
+// and the others share its time: timed apart, the fastest of several noisy measurements of one computation would
+// count as an oracle the dispatcher missed (in the fifth session's run, 0.6 points of the geometric mean). Likewise
+// the dispatcher's time is its plan's kernel's; only when no forced plan matches is it timed as a contender of its own.
 OracleRow MeasureOracle(const Operands& operands, const Reference& reference, int threads, Libraries* libraries,
                         const RepsPolicy& policy, std::vector<FloatBuffer>* buffers) {
   const Shape& s = operands.shape;
@@ -168,24 +169,40 @@ OracleRow MeasureOracle(const Operands& operands, const Reference& reference, in
     row.plan_packed = plan.packed;
     row.predicted_s = plan.predicted_seconds;
   }
-  StrataPlan forced;
-  const bool dispatch_is_forced =
-      planned && StrataKernelPlanFor(plan.kernel_id, s.m, s.n, s.k, &forced) && forced.SameWork(plan);
+  const size_t kernels = libraries->kernels.size();
+  std::vector<StrataPlan> forced(kernels);
+  std::vector<bool> forced_planned(kernels);
+  std::vector<size_t> timed_as(kernels);  // the id whose measurement stands for this one
+  std::vector<size_t> contender_of(kernels);
   std::vector<Library*> contenders;
-  for (const auto& k : libraries->kernels) contenders.push_back(k.get());
-  if (!dispatch_is_forced) contenders.push_back(libraries->strata.get());
-  // Where the dispatcher's time comes from: never pruned, since the fraction needs it.
-  const size_t dispatch_index = dispatch_is_forced ? static_cast<size_t>(plan.kernel_id) : contenders.size() - 1;
+  for (size_t id = 0; id < kernels; ++id) {
+    forced_planned[id] = StrataKernelPlanFor(static_cast<int>(id), s.m, s.n, s.k, &forced[id]);
+    timed_as[id] = id;
+    for (size_t other = 0; other < id && forced_planned[id]; ++other)
+      if (timed_as[other] == other && forced_planned[other] && forced[other].SameWork(forced[id])) {
+        timed_as[id] = other;
+        break;
+      }
+    if (timed_as[id] == id) {
+      contender_of[id] = contenders.size();
+      contenders.push_back(libraries->kernels[id].get());
+    }
+  }
+  size_t dispatch_index = contenders.size();
+  for (size_t id = 0; planned && id < kernels && dispatch_index == contenders.size(); ++id)
+    if (timed_as[id] == id && forced_planned[id] && forced[id].SameWork(plan)) dispatch_index = contender_of[id];
+  if (dispatch_index == contenders.size()) contenders.push_back(libraries->strata.get());
   const std::vector<Measured> measured =
       CheckAndMeasure(operands, reference, contenders, policy, buffers, dispatch_index);
   const Measured& dispatch = measured[dispatch_index];
   row.dispatch_s = dispatch.status == "pass" ? dispatch.contender.median_s : NAN;
-  for (size_t id = 0; id < libraries->kernels.size(); ++id) {
-    const Measured& m = measured[id];
+  for (size_t id = 0; id < kernels; ++id) {
+    const Measured& m = measured[contender_of[timed_as[id]]];
     const bool ok = m.status == "pass";
     row.kernel_s.push_back(ok ? m.contender.median_s : NAN);
     if (!ok) row.failed_kernels.push_back(static_cast<int>(id));
     if (m.contender.pruned) row.pruned_kernels.push_back(static_cast<int>(id));
+    if (timed_as[id] != id) row.shared_kernels.emplace_back(static_cast<int>(id), static_cast<int>(timed_as[id]));
     if (ok && (row.best_kernel < 0 || m.contender.median_s < row.best_s)) {
       row.best_kernel = static_cast<int>(id);
       row.best_s = m.contender.median_s;

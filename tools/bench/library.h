@@ -48,15 +48,19 @@ std::unique_ptr<Library> LoadPeer(const std::string& path, std::string* error);
 // The generated package, reached through its C API (strata_library.cpp is the only file that names it).
 struct StrataPlan {
   int kernel_id = -1;
+  int mr = 0, nr = 0, k_unroll = 0;  // the micro-kernel: a package holds one per register tile
   int64_t mc = 0, nc = 0, kc = 0;
   int threads = 0;
   bool packed = false;
   double predicted_seconds = 0.0;
 
-  // Whether two plans run the same computation.
+  // Whether two plans run the same computation: the same micro-kernel on the same threads, and when packed, the same
+  // blocking. The direct path makes no blocks (kc only decides whether several threads split K), so kernel ids that
+  // differ only in blocking run the same code there.
   bool SameWork(const StrataPlan& o) const {
-    return kernel_id == o.kernel_id && mc == o.mc && nc == o.nc && kc == o.kc && threads == o.threads &&
-           packed == o.packed;
+    if (mr != o.mr || nr != o.nr || k_unroll != o.k_unroll || threads != o.threads || packed != o.packed) return false;
+    if (packed) return mc == o.mc && nc == o.nc && kc == o.kc;
+    return threads == 1 || kc == o.kc;
   }
 };
 

@@ -82,13 +82,16 @@ bool WriteOracleCsv(const RunData& data, const std::string& path, std::string* e
   out << "category,M,N,K,threads,dispatch_kernel,dispatch_threads,packed,predicted_s,dispatch_s,best_kernel,"
          "best_s,oracle_fraction";
   for (int id = 0; id < data.info.kernel_count; ++id) out << ",k" << id << "_s";
-  out << ",failed_kernels,pruned_kernels\n";
+  out << ",failed_kernels,pruned_kernels,shared_kernels\n";
   for (const OracleRow& r : data.oracle) {
     out << ShapeFields(r.shape) << "," << r.threads << "," << r.plan_kernel << "," << r.plan_threads << ","
         << (r.plan_packed ? 1 : 0) << "," << Number(r.predicted_s) << "," << Number(r.dispatch_s) << ","
         << r.best_kernel << "," << Number(r.best_s) << "," << Number(r.best_s / r.dispatch_s);
     for (double t : r.kernel_s) out << "," << Number(t);
-    out << "," << IdList(r.failed_kernels) << "," << IdList(r.pruned_kernels) << "\n";
+    out << "," << IdList(r.failed_kernels) << "," << IdList(r.pruned_kernels) << ",";
+    for (size_t i = 0; i < r.shared_kernels.size(); ++i)
+      out << (i > 0 ? " " : "") << r.shared_kernels[i].first << "=" << r.shared_kernels[i].second;
+    out << "\n";
   }
   return WriteFile(path, out.str(), error);
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "peak.h"
@@ -36,6 +37,8 @@ struct OracleRow {
   double best_s = 0.0;
   std::vector<int> failed_kernels;  // ids whose result was wrong or whose call failed
   std::vector<int> pruned_kernels;  // ids timed by their warm-up only: far slower than the fastest
+  // (id, timed as): an id whose plan runs the same computation as a lower one shares that one's measurement
+  std::vector<std::pair<int, int>> shared_kernels;
 };
 
 // The dispatcher's planning time against the whole call.

@@ -66,6 +66,9 @@ namespace {
 
 void CopyPlan(const PackagePlan& raw, StrataPlan* plan) {
   plan->kernel_id = raw.kernel_id;
+  plan->mr = raw.mr;
+  plan->nr = raw.nr;
+  plan->k_unroll = raw.k_unroll;
   plan->mc = raw.mc;
   plan->nc = raw.nc;
   plan->kc = raw.kc;

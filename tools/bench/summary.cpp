@@ -242,7 +242,9 @@ void WriteOracle(const RunData& data, std::ostringstream& out) {
       << "Per shape, every one of the package's " << data.info.kernel_count
       << " kernels was forced by id and timed in interleaved rounds; the oracle is the fastest of them. The "
          "dispatcher's time is that of its own plan forced (the same computation), or where none matches, of the "
-         "dispatcher timed in the same rounds. "
+         "dispatcher timed in the same rounds. Ids whose plans run the same computation (on the direct path, "
+         "the ids that share a micro-kernel) are timed once and share that time (oracle.csv's shared_kernels), so "
+         "that noise between two runs of one computation never counts as a better pick. "
       << (data.info.oracle_prune_factor > 0.0
               ? "Kernels whose warm-up took over " + Format("%g", data.info.oracle_prune_factor) +
                     " times the fastest one's are not timed further (oracle.csv lists them as pruned). "
