@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   336faa189faf9ae6bbd74c8be098d97890a90da71e1adecc415f11b74bc561a1  template cpu/ukernel.cpp.tpl
+//   2f1f57a7b84aa1fa7a232feb6cc3e4719c403b3070f5e2ee2ad3204a36d7be83  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 16 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 127.30 GFLOP/s (7.08e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -120,7 +120,11 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   Vec c10_0 = vzero();
 
   int64_t p = 0;
-  for (; p + 4 <= depth; p += 4, a += 4 * a_cs, b += 4 * b_rs) {
+  // A direct tile more than one vector wide takes the single-step loop below: its A rows and B rows lie lda and ldb
+  // apart, so an unrolled step needs an address register per row of A and per unrolled row of B, more than x86-64
+  // has, and GCC kept the offsets on the stack and reloaded them in the loop (9x48 direct tile, K = 100: 1.16x
+  // faster without unrolling; 2708x64x16 1.24x). A one-vector tile is bound by its loads either way, and lost 3-8%.
+  for (; (kPacked || kVecs == 1) && p + 4 <= depth; p += 4, a += 4 * a_cs, b += 4 * b_rs) {
     if constexpr (kPacked)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
     {
