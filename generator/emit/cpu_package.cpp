@@ -41,6 +41,13 @@ void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
   const MemorySpec& block_memory = in.arch->memory_of(in.arch->levels.at(1));
   d->SetValue("DIRECT_CACHE", block_memory.name);
   d->SetValue("DIRECT_BYTES", std::to_string(block_memory.capacity_bytes / 2));
+  // The cache register tiles load their operands from: the smallest one (the first-level data cache).
+  const MemorySpec* tile_memory = &block_memory;
+  for (const MemorySpec& m : in.arch->memories)
+    if (m.kind == MemoryKind::cache && m.capacity_bytes > 0 && m.capacity_bytes < tile_memory->capacity_bytes)
+      tile_memory = &m;
+  d->SetValue("TILE_CACHE", tile_memory->name);
+  d->SetValue("TILE_CACHE_BYTES", std::to_string(tile_memory->capacity_bytes / 2));
   const MemorySpec& outer_memory = in.arch->memory_of(in.arch->levels.back());
   d->SetValue("OUTER_CACHE", outer_memory.name);
   d->SetValue("OUTER_BYTES", std::to_string(outer_memory.capacity_bytes / 2));

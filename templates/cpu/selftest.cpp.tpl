@@ -616,9 +616,12 @@ void CheckShapes(Tally& tally) {
   // 530x610x290 spans several level-2 tiles along every axis, so that blocks reused across tiles are exercised.
   // The last three have a B of megabytes, too big for the direct path to keep in cache, with a single row or column
   // of register tiles: the direct path then slices k differently (see direct_depth in dispatch.cpp), in slices
-  // that do not divide K, and on several threads 3x1100x2000 is split along K (see split_k).
+  // that do not divide K, and on several threads 3x1100x2000 is split along K (see split_k). 8209x100x16 has a B small
+  // enough for the first-level cache and an A too big for the direct path's cache: the direct path walks it in row
+  // blocks, the last one short (see direct_block_rows).
   for (const Shape& s : {Shape{64, 64, 64}, Shape{100, 100, 100}, Shape{257, 257, 257}, Shape{300, 200, 500},
-                         Shape{530, 610, 290}, Shape{3, 1100, 700}, Shape{3, 1100, 2000}, Shape{20, 7, 60000}}) {
+                         Shape{530, 610, 290}, Shape{3, 1100, 700}, Shape{3, 1100, 2000}, Shape{20, 7, 60000},
+                         Shape{8209, 100, 16}}) {
     // Under --quick the large ones go through the dispatcher and the workspace variant only: forcing every kernel
     // on them is most of the full run's time.
     shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);
@@ -701,9 +704,10 @@ void CheckHostParallelFor(Tally& tally) {
   std::vector<Problem> problems;
   uint64_t seed = 1000;
   // 3x1100x2000 is split along K on several threads: run in reverse, the last task takes every slice of K and the
-  // first none, whose copy of C must then be left out of the sum.
+  // first none, whose copy of C must then be left out of the sum. 8209x100x16's tiles are numbered row block by row
+  // block (see direct_tiles), and chunks of them run out of order.
   for (const Shape& s : {Shape{1, 1, 1}, Shape{0, 5, 5}, Shape{37, 61, 127}, Shape{129, 67, 33},
-                         Shape{3, 1100, 2000}, Shape{257, 257, 257}}) {
+                         Shape{3, 1100, 2000}, Shape{257, 257, 257}, Shape{8209, 100, 16}}) {
     problems.push_back(MakeProblem(s, ++seed));
   }
   bool expect_calls = false;
