@@ -48,6 +48,7 @@ void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
       tile_memory = &m;
   d->SetValue("TILE_CACHE", tile_memory->name);
   d->SetValue("TILE_CACHE_BYTES", std::to_string(tile_memory->capacity_bytes / 2));
+  d->SetIntValue("VECTOR_FLOATS", in.arch->isa.vector_bits / 32);
   const MemorySpec& outer_memory = in.arch->memory_of(in.arch->levels.back());
   d->SetValue("OUTER_CACHE", outer_memory.name);
   d->SetValue("OUTER_BYTES", std::to_string(outer_memory.capacity_bytes / 2));

@@ -76,6 +76,7 @@ constexpr int64_t kDirectBytes = {{DIRECT_BYTES}};
 // Half of {{TILE_CACHE}}, the cache register tiles load from: a direct call whose B fits in it reads B from there for
 // every tile (see use_direct), and walks C in row blocks whose A fits in it too (see direct_block_rows).
 constexpr int64_t kTileCacheBytes = {{TILE_CACHE_BYTES}};
+constexpr int64_t kVectorFloats = {{VECTOR_FLOATS}};  // floats in one vector register
 // Data up to this many bytes stays in {{OUTER_CACHE}}, the outermost level, from one call to the next.
 constexpr int64_t kOuterBytes = {{OUTER_BYTES}};
 constexpr int32_t kMaxThreads = {{MAX_THREADS}};
@@ -112,13 +113,15 @@ strata_model::Tiling tiling_of(int32_t id) {
 // (or A) element is read once either way; packing A, a transpose, would then cost more than the FMAs that use it.
 // With two rows of tiles packing already pays: in place, each tile walks K rows of B, one page apart when B is
 // wide, and the second row of tiles finds B's k slice evicted (16x2304x768: 15 GFLOP/s direct, 45 packed on the
-// Xeon the examples were profiled on). Nor when all of B fits in {{TILE_CACHE}}: every tile then reads B from there, as
-// it would a packed panel, and A, walked in row blocks, is read once; packed, each element of A would be copied to be
-// used a few times (19717x121x16: 1.27x faster direct, 169343x121x16: 1.15x).
+// Xeon the examples were profiled on). Nor when all of B fits in {{TILE_CACHE}} and the register tile is several
+// vectors wide: every tile then reads B from there, as it would a packed panel, and A, walked in row blocks, is read
+// once; packed, each element of A would be copied to be used a few times (19717x121x16: 1.27x faster direct,
+// 169343x121x16: 1.15x; AVX2 4x24 and 6x16 tiles: 1.14-1.17x). A one-vector tile reads an element of A, from as many
+// rows as the tile has, per FMA, and in place that ran at half its packed speed (AVX2 13x8: 19717x121x16 0.50x).
 bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   if (M <= k.mr || N <= k.nr) return true;
   const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
-  if (b_bytes <= kTileCacheBytes) return true;
+  if (b_bytes <= kTileCacheBytes && k.nr > kVectorFloats) return true;
   return K <= k.k1 && M * K * static_cast<int64_t>(sizeof(float)) + b_bytes <= kDirectBytes;
 }
 
