@@ -5,21 +5,35 @@
 # (tools/ab/ab.cpp), so that both see the same machine. This is how the template changes of issue 4 were measured:
 # on a shared machine, runs minutes apart differ by more than most changes.
 #
-# Usage: tools/ab.sh REV [--threads T] [--rounds R] M,N,K ...
+# Usage: tools/ab.sh REV [--arch FILE] [--profile FILE | --no-profile] [--threads T] [--rounds R] M,N,K ...
 #   e.g. tools/ab.sh HEAD~1 --threads 1 2048,2048,2048 16,768,3072
-# Needs what tools/bench.sh makes first: build/strata, build/bench/host.yaml and build/bench/pkg's profile records.
+#        tools/ab.sh HEAD~1 --arch archs/x86-avx2.yaml --no-profile 100,100,100   (AVX2 code on an AVX-512 host)
+# --arch defaults to build/bench/host.yaml and --profile to build/bench/pkg/profile_records.yaml (what
+# tools/bench.sh makes); records must have been made for the descriptor given. The host must run the descriptor's ISA.
 # Prints CSV: M,N,K,threads,a_median_s,b_median_s,b_speedup (> 1: the working tree is faster).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ $# -lt 2 ]; then
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 rev=$1
 shift
-for needed in build/strata build/bench/host.yaml build/bench/pkg/profile_records.yaml; do
-  [ -e "$needed" ] || { echo "ab.sh: $needed is missing: run tools/bench.sh first" >&2; exit 2; }
+arch=build/bench/host.yaml
+profile=(--profile build/bench/pkg/profile_records.yaml)
+while [ $# -gt 0 ]; do
+  case $1 in
+    --arch) arch=${2:?ab.sh: --arch wants a descriptor file}; shift 2 ;;
+    --profile) profile=(--profile "${2:?ab.sh: --profile wants a records file}"); shift 2 ;;
+    --no-profile) profile=(--no-profile); shift ;;
+    *) break ;;
+  esac
+done
+needed=(build/strata "$arch")
+[ "${profile[0]}" = --profile ] && needed+=("${profile[1]}")
+for file in "${needed[@]}"; do
+  [ -e "$file" ] || { echo "ab.sh: $file is missing (the defaults come from tools/bench.sh)" >&2; exit 2; }
 done
 git rev-parse --verify --quiet "$rev^{commit}" >/dev/null || { echo "ab.sh: not a git revision: $rev" >&2; exit 2; }
 
@@ -31,11 +45,9 @@ mkdir -p "$work/a/bin" "$work/a/share/strata"
 cp build/strata "$work/a/bin/strata"
 git archive "$rev" templates | tar -x -C "$work/a/share/strata"
 
-records=build/bench/pkg/profile_records.yaml
-"$work/a/bin/strata" generate --arch build/bench/host.yaml --op ops/sgemm.yaml --name strata_ab_a \
-  --profile "$records" -o "$work/pkg_a" >/dev/null
-build/strata generate --arch build/bench/host.yaml --op ops/sgemm.yaml --name strata_ab_b \
-  --profile "$records" -o "$work/pkg_b" >/dev/null
+"$work/a/bin/strata" generate --arch "$arch" --op ops/sgemm.yaml --name strata_ab_a "${profile[@]}" \
+  -o "$work/pkg_a" >/dev/null
+build/strata generate --arch "$arch" --op ops/sgemm.yaml --name strata_ab_b "${profile[@]}" -o "$work/pkg_b" >/dev/null
 for side in a b; do
   cmake -S "$work/pkg_$side" -B "$work/build_$side" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$work/build_$side" --target "strata_ab_$side" >/dev/null
