@@ -614,11 +614,11 @@ void CheckShapes(Tally& tally) {
     }
   }
   // 530x610x290 spans several level-2 tiles along every axis, so that blocks reused across tiles are exercised.
-  // The last three have a B of megabytes, too big for the direct path to keep in cache, with a single row or column
-  // of register tiles: the direct path then slices k differently (see direct_depth in dispatch.cpp), in slices
-  // that do not divide K, and on several threads 3x1100x2000 is split along K (see split_k). 8209x100x16 has a B small
-  // enough for the first-level cache and an A too big for the direct path's cache: the direct path walks it in row
-  // blocks, the last one short (see direct_block_rows).
+  // 3x1100x700, 3x1100x2000 and 20x7x60000 have a B of megabytes, too big for the direct path to keep in cache, with
+  // a single row or column of register tiles: the direct path then slices k differently (see direct_depth in
+  // dispatch.cpp), in slices that do not divide K, and on several threads 3x1100x2000 is split along K (see
+  // split_k). 8209x100x16 has a B small enough for the first-level cache and an A too big for the direct path's
+  // cache: the direct path walks it in row blocks, the last one short (see direct_block_rows).
   for (const Shape& s : {Shape{64, 64, 64}, Shape{100, 100, 100}, Shape{257, 257, 257}, Shape{300, 200, 500},
                          Shape{530, 610, 290}, Shape{3, 1100, 700}, Shape{3, 1100, 2000}, Shape{20, 7, 60000},
                          Shape{8209, 100, 16}}) {

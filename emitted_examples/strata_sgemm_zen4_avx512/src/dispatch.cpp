@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   833ea5418ee5f85a1703449242b977e0a3b39b606260d7d53bbfacb5b9f5a580  template cpu/dispatch.cpp.tpl
+//   da818add6a605d48d3d8e83fceed3df6d96437d416ccc74cbeb166ab73b150e7  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -131,8 +131,8 @@ strata_model::Tiling tiling_of(int32_t id) {
 // wide, and the second row of tiles finds B's k slice evicted (16x2304x768: 15 GFLOP/s direct, 45 packed on the
 // Xeon the examples were profiled on). Nor when all of B fits in l1 and the register tile is several
 // vectors wide: every tile then reads B from there, as it would a packed panel, and A, walked in row blocks, is read
-// once; packed, each element of A would be copied to be used a few times (19717x121x16: 1.27x faster direct,
-// 169343x121x16: 1.15x; AVX2 4x24 and 6x16 tiles: 1.14-1.17x). A one-vector tile reads an element of A, from as many
+// once; packed, each element of A would be copied to be used a few times (19717x121x16: 1.20x faster direct,
+// 169343x121x16: 1.22x; AVX2 4x24 and 6x16 tiles: 1.14-1.23x). A one-vector tile reads an element of A, from as many
 // rows as the tile has, per FMA, and in place that ran at half its packed speed (AVX2 13x8: 19717x121x16 0.50x).
 bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   if (M <= k.mr || N <= k.nr) return true;
@@ -647,7 +647,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
     const int64_t block_tiles = (direct_block_rows(g, k, depth) + k.mr - 1) / k.mr;  // all of M may end in a short tile
-    const int64_t per_block = std::min(block_tiles, tiles_m) * strips;  // tiles in every block but the last
+    const int64_t per_block = block_tiles * strips;  // tiles in every block but the last
     for (int64_t t = begin; t < end;) {
       const int64_t block = t / per_block, in_block = t - block * per_block;
       const int64_t block_height = std::min(block_tiles, tiles_m - block * block_tiles);  // rows of tiles
