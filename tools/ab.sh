@@ -10,12 +10,13 @@
 #        tools/ab.sh HEAD~1 --arch archs/x86-avx2.yaml --no-profile 100,100,100   (AVX2 code on an AVX-512 host)
 # --arch defaults to build/bench/host.yaml and --profile to build/bench/pkg/profile_records.yaml (what
 # tools/bench.sh makes); records must have been made for the descriptor given. The host must run the descriptor's ISA.
-# Prints CSV: M,N,K,threads,a_median_s,b_median_s,b_speedup (> 1: the working tree is faster).
+# Prints CSV: M,N,K,threads,a_median_s,b_median_s, then B's speedup (> 1: the working tree is faster) three ways:
+# ratio of the medians, median of the per-round ratios (the steadiest on a shared machine), ratio of the fastest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ $# -lt 2 ]; then
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 rev=$1

@@ -1,5 +1,5 @@
 // Interleaved A/B timing of two generated packages in one process (see tools/ab.sh): for each shape, the two
-// packages' calls alternate, so that both see the same machine state, and the medians are compared. The results of
+// packages' calls alternate, so that both see the same machine state, and their times are compared. The results of
 // the two are checked against each other (both are checked against a reference by their own self-tests).
 //
 // Build with -DAB_A=<package A's name> -DAB_B=<package B's name> and both packages' include directories.
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   if (shapes.empty() || threads < 1 || rounds < 1) return Usage();
   AB_CAT(AB_A, _set_num_threads)(threads);
   AB_CAT(AB_B, _set_num_threads)(threads);
-  std::printf("M,N,K,threads,a_median_s,b_median_s,b_speedup\n");
+  std::printf("M,N,K,threads,a_median_s,b_median_s,b_speedup,b_speedup_paired,b_speedup_fastest\n");
   int status = 0;
   for (const auto& s : shapes) {
     const long M = s[0], N = s[1], K = s[2];
@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
     const int calls = static_cast<int>(std::clamp(1e6 / std::max(flops / 50.0, 1.0), 1.0, 10000.0));
     std::vector<double> t_a, t_b;
     for (int r = 0; r <= rounds; ++r) {  // round 0 warms up
-      for (int which = 0; which < 2; ++which) {
+      for (int turn = 0; turn < 2; ++turn) {
+        const int which = (turn + r) % 2;  // alternate who goes first, so that neither always follows the other
         const auto start = Clock::now();
         for (int c = 0; c < calls; ++c) {
           const int st = which == 0
@@ -85,8 +86,15 @@ int main(int argc, char** argv) {
         status = 1;
         break;
       }
+    // Besides the ratio of the medians: the median of each round's ratio, which cancels a drift slower than a round,
+    // and the ratio of the fastest samples, what each side does when the machine leaves it alone.
+    std::vector<double> ratios;
+    for (size_t i = 0; i < t_a.size(); ++i) ratios.push_back(t_a[i] / t_b[i]);
     const double ma = median(t_a), mb = median(t_b);
-    std::printf("%ld,%ld,%ld,%d,%.6e,%.6e,%.3f\n", M, N, K, threads, ma, mb, ma / mb);
+    const double fastest_a = *std::min_element(t_a.begin(), t_a.end());
+    const double fastest_b = *std::min_element(t_b.begin(), t_b.end());
+    std::printf("%ld,%ld,%ld,%d,%.6e,%.6e,%.3f,%.3f,%.3f\n", M, N, K, threads, ma, mb, ma / mb, median(ratios),
+                fastest_a / fastest_b);
   }
   return status;
 }
