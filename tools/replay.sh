@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Replays the model-accuracy timings of a tools/bench run against the working tree's dispatcher: for every call in
+# oracle.csv (every kernel of the package forced by id, and timed), the fraction of the fastest kernel's time that the
+# working tree's pick would get, beside the recorded dispatcher's. A change to the cost model or to the dispatcher's
+# rules can so be scored on a whole suite without timing anything again: on a shared machine, two bench runs differ
+# by more than most such changes. The timings stay those of the templates that were benchmarked, so a change to the
+# kernels or loops themselves needs tools/ab.sh instead.
+#
+# Usage: tools/replay.sh [--arch FILE] [--profile FILE | --no-profile] [ORACLE_CSV]
+# ORACLE_CSV defaults to build/bench/out/oracle.csv; --arch and --profile to what tools/bench.sh used
+# (build/bench/host.yaml and build/bench/pkg/profile_records.yaml): the kernel table must be the one that was timed.
+# Prints CSV (category, calls, geometric-mean fraction of the oracle: recorded dispatcher, this one), then every call
+# whose pick changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+arch=build/bench/host.yaml
+profile=(--profile build/bench/pkg/profile_records.yaml)
+oracle=build/bench/out/oracle.csv
+while [ $# -gt 0 ]; do
+  case $1 in
+    --arch) arch=${2:?replay.sh: --arch wants a descriptor file}; shift 2 ;;
+    --profile) profile=(--profile "${2:?replay.sh: --profile wants a records file}"); shift 2 ;;
+    --no-profile) profile=(--no-profile); shift ;;
+    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    -*) echo "replay.sh: unknown option $1" >&2; exit 2 ;;
+    *) oracle=$1; shift ;;
+  esac
+done
+needed=(build/strata "$arch" "$oracle")
+[ "${profile[0]}" = --profile ] && needed+=("${profile[1]}")
+for file in "${needed[@]}"; do
+  [ -e "$file" ] || { echo "replay.sh: $file is missing (the defaults come from tools/bench.sh)" >&2; exit 2; }
+done
+
+work=build/replay
+rm -rf "$work"
+mkdir -p "$work"
+build/strata generate --arch "$arch" --op ops/sgemm.yaml --name strata_replay "${profile[@]}" -o "$work/pkg" >/dev/null
+cmake -S "$work/pkg" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/build" --target strata_replay >/dev/null
+c++ -O2 -std=c++17 -DREPLAY_PKG=strata_replay -I"$work/pkg/include" tools/replay/picks.cpp \
+  "$work/build/libstrata_replay.a" -pthread -o "$work/picks"
+python3 tools/replay/replay.py "$oracle" "$work/picks"
