@@ -168,11 +168,54 @@ int32_t row_shares_for(const Kernel& k, int64_t M, int64_t N, int64_t K, int32_t
   return best;
 }
 
+// The k slice of a streamed B (see direct_depth). The hardware prefetchers follow streams per 4 KiB page, and only
+// a few dozen pages at once: a slice's rows are read side by side, so it spans at most 16 pages (kStreamBytes), but
+// at least kStreamDepth rows, so that C is read and written once per 16 steps of k at most. On the Xeon the examples
+// were profiled on: 8x4096x4096 1.9x slower with 32-row slices than with 16; 8x256x2304 1.2x faster with 64.
+constexpr int64_t kStreamDepth = 16;
+constexpr int64_t kStreamBytes = int64_t{64} << 10;
+
+// The depth of the direct path's k slices. Every tile of a thread's range runs a slice before the next slice starts,
+// so a slice of B is read from cache by every row of tiles after the first, and C is read and written once per slice.
+//  - All of B fits in {{DIRECT_CACHE}}: one slice; C is written once.
+//  - A single column of tiles (N <= NR): B is reused by every tile, A is read once. Slices as deep as keep B's
+//    slice in {{DIRECT_CACHE}}, so that each tile reads its rows of A as long streams (169343x16x1433: 1.65x faster
+//    than slices of K1 on the Xeon the examples were profiled on).
+//  - A single row of tiles (M <= MR): B is read once and is too big to stay cached, so it is streamed: shallow
+//    slices, so that a tile reads few rows of B at once and the sweep across N reads each row sequentially
+//    (1x4096x4096 and 5x2304x768: 2x faster than slices of K1, 8x4096x4096: 2.9x). C, M rows of N, is then read
+//    and written once per slice, from cache.
+int64_t direct_depth(const Kernel& k, int64_t M, int64_t N, int64_t K) {
+  const int64_t b_row_bytes = N * static_cast<int64_t>(sizeof(float));
+  if (K * b_row_bytes <= kDirectBytes) return K;
+  if (N <= k.nr) return std::max(k.k1, kDirectBytes / b_row_bytes);
+  if (M <= k.mr) return std::max(kStreamDepth, kStreamBytes / b_row_bytes);
+  return k.k1;
+}
+
+// The rows of C a direct k slice of `depth` walks at a time, a whole number of register tiles. All of them when C is a
+// single column strip, or while their A stays in {{DIRECT_CACHE}} from one strip to the next; else as many as half of
+// {{TILE_CACHE}} holds, so that every strip after a block's first reads the block's A from there instead of from
+// memory (169343x121x16: 1.5x faster than strips of every row).
+int64_t direct_block_rows(const Kernel& k, int64_t M, int64_t N, int64_t depth) {
+  const int64_t row_bytes = depth * static_cast<int64_t>(sizeof(float));
+  if (N <= k.nr || M * row_bytes <= kDirectBytes) return M;
+  return std::max<int64_t>(1, kTileCacheBytes / row_bytes / k.mr) * k.mr;
+}
+
+// What one strip of a direct call (a column of tiles of one row block and k slice, see direct_all) costs beyond its
+// tiles, in T_launch: each strip is a call into the micro-kernel, which sets up its masks and tiles again. Without
+// it, the small calls whose estimate is all memory time looked alike for every kernel and the first one won, where
+// fewer, wider strips are faster (1x64x7, rdtsc: one strip of the 4x80 tile 133 cycles, two of the 9x48 tile 177;
+// on the small suite's timed kernels, the dispatcher's fraction of the fastest rose from 0.920 to 0.953).
+constexpr double kStripCallLaunches = 0.5;
+
 // The direct path's cost on `threads` threads. The model's levels describe the packed blocks, which the direct path
 // does not make: it runs register tiles over A and B in place, each tile its exact size. So its cost is the sum over
 // C's tiles of the profiled tile step scaled to the tile's rows, columns and depth (never below the FMA latency
-// chain of its k steps) plus the tile's C traffic at level 0's bandwidth (the cache register tiles load from), the
-// busiest thread's share of that, or the time to bring A, B and C from where they live, whichever is longer.
+// chain of its k steps) plus the tile's C traffic at level 0's bandwidth (the cache register tiles load from), and the
+// strips' calls: the busiest thread's share of that, or the time to bring A, B and C from where they live, whichever
+// is longer.
 // Charging every edge tile as much as a full one, as the model does, made tall register tiles look worse than they
 // are on small M (31x31x31: the 4-row kernel chosen, 0.75 of the fastest).
 double direct_seconds(const Kernel& k, int64_t M, int64_t N, int64_t K, int32_t threads) {
@@ -192,6 +235,9 @@ double direct_seconds(const Kernel& k, int64_t M, int64_t N, int64_t K, int32_t 
   if (edge_n > 0) compute_s += static_cast<double>(full_m) * tile_s(k.mr, edge_n);
   if (edge_m > 0) compute_s += static_cast<double>(full_n) * tile_s(edge_m, k.nr);
   if (edge_m > 0 && edge_n > 0) compute_s += tile_s(edge_m, edge_n);
+  const int64_t slice = direct_depth(k, M, N, K), block_rows = direct_block_rows(k, M, N, std::min(slice, K));
+  const int64_t strips = ceil_div(K, slice) * ceil_div(M, block_rows) * ceil_div(N, k.nr);
+  compute_s += static_cast<double>(strips) * kStripCallLaunches * m.launch_s;
   const int64_t tiles = ceil_div(M, k.mr) * ceil_div(N, k.nr);
   compute_s *= static_cast<double>(ceil_div(tiles, threads)) / static_cast<double>(tiles);
   const double bytes = static_cast<double>(M * K) * m.a_bytes + static_cast<double>(K * N) * m.b_bytes +
@@ -587,50 +633,16 @@ struct DirectJob {
 // still runs every k slice itself.
 constexpr int64_t kChunksPerThread = 8;
 
-// The k slice of a streamed B (see direct_depth). The hardware prefetchers follow streams per 4 KiB page, and only
-// a few dozen pages at once: a slice's rows are read side by side, so it spans at most 16 pages (kStreamBytes), but
-// at least kStreamDepth rows, so that C is read and written once per 16 steps of k at most. On the Xeon the examples
-// were profiled on: 8x4096x4096 1.9x slower with 32-row slices than with 16; 8x256x2304 1.2x faster with 64.
-constexpr int64_t kStreamDepth = 16;
-constexpr int64_t kStreamBytes = int64_t{64} << 10;
-
-// The depth of the direct path's k slices. Every tile of a thread's range runs a slice before the next slice starts,
-// so a slice of B is read from cache by every row of tiles after the first, and C is read and written once per slice.
-//  - All of B fits in {{DIRECT_CACHE}}: one slice; C is written once.
-//  - A single column of tiles (N <= NR): B is reused by every tile, A is read once. Slices as deep as keep B's
-//    slice in {{DIRECT_CACHE}}, so that each tile reads its rows of A as long streams (169343x16x1433: 1.65x faster
-//    than slices of K1 on the Xeon the examples were profiled on).
-//  - A single row of tiles (M <= MR): B is read once and is too big to stay cached, so it is streamed: shallow
-//    slices, so that a tile reads few rows of B at once and the sweep across N reads each row sequentially
-//    (1x4096x4096 and 5x2304x768: 2x faster than slices of K1, 8x4096x4096: 2.9x). C, M rows of N, is then read
-//    and written once per slice, from cache.
-int64_t direct_depth(const Gemm& g, const Kernel& k) {
-  const int64_t b_row_bytes = g.N * static_cast<int64_t>(sizeof(float));
-  if (g.K * b_row_bytes <= kDirectBytes) return g.K;
-  if (g.N <= k.nr) return std::max(k.k1, kDirectBytes / b_row_bytes);
-  if (g.M <= k.mr) return std::max(kStreamDepth, kStreamBytes / b_row_bytes);
-  return k.k1;
-}
-
-// The rows of C a direct k slice of `depth` walks at a time, a whole number of register tiles. All of them when C is a
-// single column strip, or while their A stays in {{DIRECT_CACHE}} from one strip to the next; else as many as half of
-// {{TILE_CACHE}} holds, so that every strip after a block's first reads the block's A from there instead of from
-// memory (169343x121x16: 1.5x faster than strips of every row).
-int64_t direct_block_rows(const Gemm& g, const Kernel& k, int64_t depth) {
-  const int64_t row_bytes = depth * static_cast<int64_t>(sizeof(float));
-  if (g.N <= k.nr || g.M * row_bytes <= kDirectBytes) return g.M;
-  return std::max<int64_t>(1, kTileCacheBytes / row_bytes / k.mr) * k.mr;
-}
-
 // The micro-tiles [begin, end) of C, in k slices of direct_depth(). C's rows of tiles are cut into blocks of
 // direct_block_rows(); the tiles are numbered block by block, and column-major (a column strip of the block after
 // another) within one. The tiles of a range that lie in one strip of a block are one call of the kernel.
 void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, int64_t tiles_m) {
-  const int64_t slice = direct_depth(g, k), strips = (g.N + k.nr - 1) / k.nr;
+  const int64_t slice = direct_depth(k, g.M, g.N, g.K), strips = (g.N + k.nr - 1) / k.nr;
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
-    const int64_t block_tiles = (direct_block_rows(g, k, depth) + k.mr - 1) / k.mr;  // all of M may end in a short tile
+    // All of M may end in a short tile.
+    const int64_t block_tiles = (direct_block_rows(k, g.M, g.N, depth) + k.mr - 1) / k.mr;
     const int64_t per_block = block_tiles * strips;  // tiles in every block but the last
     for (int64_t t = begin; t < end;) {
       const int64_t block = t / per_block, in_block = t - block * per_block;
@@ -649,11 +661,11 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 // All of C, on the calling thread: each column of tiles of a row block is one strip. No tile counts, and no
 // divisions to get them: on the small problems this path serves, a division is a visible share.
 void direct_all(const Gemm& g, const Kernel& k) {
-  const int64_t slice = direct_depth(g, k);
+  const int64_t slice = direct_depth(k, g.M, g.N, g.K);
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
-    const int64_t block_rows = direct_block_rows(g, k, depth);
+    const int64_t block_rows = direct_block_rows(k, g.M, g.N, depth);
     for (int64_t i = 0; i < g.M; i += block_rows)
       for (int64_t j = 0; j < g.N; j += k.nr) {
         TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc,
