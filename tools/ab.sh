@@ -21,21 +21,15 @@ if [ $# -lt 2 ]; then
 fi
 rev=$1
 shift
-arch=build/bench/host.yaml
-profile=(--profile build/bench/pkg/profile_records.yaml)
+script=ab.sh
+source tools/package_args.sh
 while [ $# -gt 0 ]; do
-  case $1 in
-    --arch) arch=${2:?ab.sh: --arch wants a descriptor file}; shift 2 ;;
-    --profile) profile=(--profile "${2:?ab.sh: --profile wants a records file}"); shift 2 ;;
-    --no-profile) profile=(--no-profile); shift ;;
-    *) break ;;
-  esac
+  package_option "$@"
+  [ "$package_shift" -eq 0 ] && break
+  shift "$package_shift"
 done
-needed=(build/strata "$arch")
-[ "${profile[0]}" = --profile ] && needed+=("${profile[1]}")
-for file in "${needed[@]}"; do
-  [ -e "$file" ] || { echo "ab.sh: $file is missing (the defaults come from tools/bench.sh)" >&2; exit 2; }
-done
+# shellcheck disable=SC2119  # no inputs beyond the package's own
+require_package_inputs
 git rev-parse --verify --quiet "$rev^{commit}" >/dev/null || { echo "ab.sh: not a git revision: $rev" >&2; exit 2; }
 
 work=build/ab

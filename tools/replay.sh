@@ -14,24 +14,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-arch=build/bench/host.yaml
-profile=(--profile build/bench/pkg/profile_records.yaml)
+script=replay.sh
+source tools/package_args.sh
 oracle=build/bench/out/oracle.csv
 while [ $# -gt 0 ]; do
+  package_option "$@"
+  if [ "$package_shift" -gt 0 ]; then
+    shift "$package_shift"
+    continue
+  fi
   case $1 in
-    --arch) arch=${2:?replay.sh: --arch wants a descriptor file}; shift 2 ;;
-    --profile) profile=(--profile "${2:?replay.sh: --profile wants a records file}"); shift 2 ;;
-    --no-profile) profile=(--no-profile); shift ;;
     -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     -*) echo "replay.sh: unknown option $1" >&2; exit 2 ;;
     *) oracle=$1; shift ;;
   esac
 done
-needed=(build/strata "$arch" "$oracle")
-[ "${profile[0]}" = --profile ] && needed+=("${profile[1]}")
-for file in "${needed[@]}"; do
-  [ -e "$file" ] || { echo "replay.sh: $file is missing (the defaults come from tools/bench.sh)" >&2; exit 2; }
-done
+require_package_inputs "$oracle"
 
 work=build/replay
 rm -rf "$work"
