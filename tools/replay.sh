@@ -6,17 +6,18 @@
 # by more than most such changes. The timings stay those of the templates that were benchmarked, so a change to the
 # kernels or loops themselves needs tools/ab.sh instead.
 #
-# Usage: tools/replay.sh [--arch FILE] [--profile FILE | --no-profile] [ORACLE_CSV]
-# ORACLE_CSV defaults to build/bench/out/oracle.csv; --arch and --profile to what tools/bench.sh used
-# (build/bench/host.yaml and build/bench/pkg/profile_records.yaml): the kernel table must be the one that was timed.
-# Prints CSV (category, calls, geometric-mean fraction of the oracle: recorded dispatcher, this one), then every call
-# whose pick changed.
+# Usage: tools/replay.sh [--arch FILE] [--profile FILE | --no-profile] [ORACLE_CSV...]
+# ORACLE_CSV defaults to build/bench/out/oracle.csv; several runs of the same package and suites are scored against
+# each kernel's median time over them (one run's fraction moved by 5 points between runs). --arch and --profile
+# default to what tools/bench.sh used (build/bench/host.yaml and build/bench/pkg/profile_records.yaml): the kernel
+# table must be the one that was timed. Prints CSV (category, calls, geometric-mean fraction of the oracle: recorded
+# dispatcher, this one), then every call whose pick changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 script=replay.sh
 source tools/package_args.sh
-oracle=build/bench/out/oracle.csv
+oracles=()
 while [ $# -gt 0 ]; do
   package_option "$@"
   if [ "$package_shift" -gt 0 ]; then
@@ -24,12 +25,13 @@ while [ $# -gt 0 ]; do
     continue
   fi
   case $1 in
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     -*) echo "replay.sh: unknown option $1" >&2; exit 2 ;;
-    *) oracle=$1; shift ;;
+    *) oracles+=("$1"); shift ;;
   esac
 done
-require_package_inputs "$oracle"
+[ ${#oracles[@]} -gt 0 ] || oracles=(build/bench/out/oracle.csv)
+require_package_inputs "${oracles[@]}"
 
 work=build/replay
 rm -rf "$work"
@@ -39,4 +41,4 @@ cmake -S "$work/pkg" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/
 cmake --build "$work/build" --target strata_replay >/dev/null
 c++ -O2 -std=c++17 -DREPLAY_PKG=strata_replay -I"$work/pkg/include" tools/replay/picks.cpp \
   "$work/build/libstrata_replay.a" -pthread -o "$work/picks"
-python3 tools/replay/replay.py "$oracle" "$work/picks"
+python3 tools/replay/replay.py "$work/picks" "${oracles[@]}"

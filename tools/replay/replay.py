@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Scores a dispatcher against timings already taken: for every row of an oracle.csv (tools/bench's model-accuracy
 runs, every kernel forced by id), the fraction of the fastest kernel's time that the dispatcher's pick would have
-got, for the recorded pick and for the picks printed by picks.cpp. See tools/replay.sh."""
+got, for the recorded pick and for the picks printed by picks.cpp. Given several oracle.csv files of the same
+package and suites, it scores against their per-kernel median times. See tools/replay.sh."""
 import csv
 import math
+import statistics
 import subprocess
 import sys
 from collections import defaultdict
@@ -25,19 +27,63 @@ def kernel_seconds(row, kernel):
     return None  # failed or pruned: slower than the fastest by more than --oracle-prune
 
 
-def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: replay.py ORACLE_CSV PICKS_PROGRAM")
-    path, picks_program = sys.argv[1], sys.argv[2]
+def read_oracle(path):
     try:
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
     except OSError as e:
         sys.exit(f"replay: {path}: {e.strerror}")
-    needed = {"category", "M", "N", "K", "threads", "best_s", "oracle_fraction"}
+    needed = {"category", "M", "N", "K", "threads", "dispatch_kernel", "dispatch_s", "best_s", "oracle_fraction"}
     if not rows or not needed <= set(rows[0]):
         sys.exit(f"replay: {path}:1: expected an oracle.csv from tools/bench with columns {sorted(needed)}")
-    recorded_kernels = sum(1 for c in rows[0] if c.startswith("k") and c.endswith("_s") and c[1:-2].isdigit())
+    return rows
+
+
+def kernel_count(row):
+    return sum(1 for c in row if c.startswith("k") and c.endswith("_s") and c[1:-2].isdigit())
+
+
+CALL_COLUMNS = ("category", "M", "N", "K", "threads", "dispatch_kernel")  # a call and its recorded pick
+
+
+def merge_runs(paths, runs):
+    """One row per call with each kernel's median time over the runs (the calls must be the same, in the same
+    order), and the recorded pick's fraction of the merged fastest. A single run of a suite scores a dispatcher
+    by a few samples per kernel; on a shared machine the fraction of one run moved by 5 points between runs."""
+    first = runs[0]
+    for path, rows in zip(paths[1:], runs[1:]):
+        if kernel_count(rows[0]) != kernel_count(first[0]):
+            sys.exit(f"replay: {path} times {kernel_count(rows[0])} kernels, {paths[0]} {kernel_count(first[0])}")
+        if [[r[c] for c in CALL_COLUMNS] for r in rows] != [[r[c] for c in CALL_COLUMNS] for r in first]:
+            sys.exit(f"replay: {path} has other calls or other recorded picks than {paths[0]}: not the same suites "
+                     "and package")
+    merged = []
+    for i, row in enumerate(first):
+        out = {c: row[c] for c in CALL_COLUMNS}
+        times = {}
+        for kernel in range(kernel_count(row)):
+            samples = [t for t in (kernel_seconds(rows[i], kernel) for rows in runs) if t is not None]
+            if samples:
+                times[kernel] = statistics.median(samples)
+            out[f"k{kernel}_s"] = times.get(kernel, "")
+        out["best_s"] = min(times.values())
+        # The recorded pick's time: its kernel's, or, where its plan matched no forced kernel, its own.
+        pick = times.get(int(row["dispatch_kernel"]))
+        if pick is None:
+            pick = statistics.median(float(rows[i]["dispatch_s"]) for rows in runs)
+        out["oracle_fraction"] = out["best_s"] / pick
+        merged.append(out)
+    return merged
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit("usage: replay.py PICKS_PROGRAM ORACLE_CSV...")
+    picks_program, paths = sys.argv[1], sys.argv[2:]
+    runs = [read_oracle(path) for path in paths]
+    rows = runs[0] if len(runs) == 1 else merge_runs(paths, runs)
+    path = paths[0] if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
+    recorded_kernels = kernel_count(rows[0])
     calls = "".join(f"{r['M']} {r['N']} {r['K']} {r['threads']}\n" for r in rows)
     run = subprocess.run([picks_program], input=calls, capture_output=True, text=True)
     if run.returncode != 0:
