@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     continue
   fi
   case $1 in
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     -*) echo "replay.sh: unknown option $1" >&2; exit 2 ;;
     *) oracles+=("$1"); shift ;;
   esac

@@ -66,6 +66,8 @@ def merge_runs(paths, runs):
             if samples:
                 times[kernel] = statistics.median(samples)
             out[f"k{kernel}_s"] = times.get(kernel, "")
+        if not times:
+            sys.exit(f"replay: {paths[0]}:{i + 2}: no kernel was timed for {row['M']}x{row['N']}x{row['K']} in any run")
         out["best_s"] = min(times.values())
         # The recorded pick's time: its kernel's, or, where its plan matched no forced kernel, its own.
         pick = times.get(int(row["dispatch_kernel"]))
