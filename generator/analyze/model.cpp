@@ -53,11 +53,13 @@ strata_model::Machine make_machine(const Arch& arch, const Op& op, const SieveRe
 }
 
 SubTilings best_sub_tilings(const strata_model::Machine& machine, const SieveResult& sieve,
-                            const std::vector<double>& level0_seconds, const std::vector<bool>& level0_allowed) {
+                            const std::vector<double>& level0_seconds, const std::vector<bool>& level0_allowed,
+                            const Level1Profile& level1) {
   const size_t levels = sieve.levels.size();
   SubTilings best;
   best.exec_s.resize(levels);
   best.child.resize(levels);
+  if (!level1.empty() && levels > 1) best.level1.assign(sieve.levels[1].candidates.size(), {});
   for (size_t l = 0; l < levels; ++l) {
     const auto& cands = sieve.levels[l].candidates;
     best.exec_s[l].assign(cands.size(), std::numeric_limits<double>::infinity());
@@ -69,12 +71,26 @@ SubTilings best_sub_tilings(const strata_model::Machine& machine, const SieveRes
         best.exec_s[0][i] = strata_model::level0_cost(machine, cands[i].tile.data(), measured).exec_s;
         continue;
       }
+      if (l == 1 && !best.level1.empty()) {  // profiled: the fastest measured child
+        if (i >= level1.size()) continue;
+        for (const auto& [child, m] : level1[i]) {
+          if (best.exec_s[0][static_cast<size_t>(child)] == std::numeric_limits<double>::infinity()) continue;
+          const double t = m.pack_a_s + m.pack_b_s + m.tiles_s;
+          if (t < best.exec_s[1][i]) {
+            best.exec_s[1][i] = t;
+            best.child[1][i] = child;
+            best.level1[i] = m;
+          }
+        }
+        continue;
+      }
       for (int child : cands[i].children) {
         const double sub = best.exec_s[l - 1][static_cast<size_t>(child)];
         if (sub == std::numeric_limits<double>::infinity()) continue;
         const auto& sub_tile = sieve.levels[l - 1].candidates[static_cast<size_t>(child)].tile;
         const double t =
-            strata_model::level_cost(machine, machine.level[l], cands[i].tile.data(), sub_tile.data(), sub, l == 1)
+            strata_model::level_cost(machine, machine.level[l], cands[i].tile.data(), sub_tile.data(), sub, l == 1,
+                                     sub_tiles_measured(static_cast<int>(l), level1))
                 .exec_s;
         if (t < best.exec_s[l][i]) {
           best.exec_s[l][i] = t;
@@ -100,6 +116,7 @@ strata_model::Tiling unroll_tiling(const SieveResult& sieve, const SubTilings& b
   }
   const size_t l0 = static_cast<size_t>(indices[0]);
   tiling.l0_measured_s = l0 < level0_seconds.size() ? level0_seconds[l0] : 0;
+  if (!best.level1.empty()) tiling.l1 = best.level1[static_cast<size_t>(indices[1])];
   if (chain) *chain = std::move(indices);
   return tiling;
 }

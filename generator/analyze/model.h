@@ -21,16 +21,26 @@ struct RankedTiling {
   double score_s = 0;  // the dynamic programme's score: estimate_padded() of this tiling
 };
 
+// Profiled level-1 tiles: for each level-1 candidate, the measured time of each (level-0 child, tile) pair that was
+// timed, children ascending. Empty when level 1 is modelled; when not, a level-1 candidate with no measured child
+// cannot be built (as a level-0 tile outside level0_allowed cannot).
+using Level1Profile = std::vector<std::vector<std::pair<int, strata_model::Level1Measured>>>;
+
 // For every candidate of every level, the fastest way to build it from the level below (dynamic programming over
 // the cross-layer map). level0_seconds[i] > 0 replaces the model for level-0 candidate i (a profiled time);
 // level0_allowed, when not empty, restricts level 0 to the candidates marked true.
 struct SubTilings {
   std::vector<std::vector<double>> exec_s;  // [level][candidate]; infinity when it cannot be built
   std::vector<std::vector<int>> child;      // [level][candidate]; the child achieving exec_s, -1 at level 0
+  std::vector<strata_model::Level1Measured> level1;  // [level-1 candidate]: the measurement used; empty: modelled
 };
 SubTilings best_sub_tilings(const strata_model::Machine& machine, const SieveResult& sieve,
                             const std::vector<double>& level0_seconds = {},
-                            const std::vector<bool>& level0_allowed = {});
+                            const std::vector<bool>& level0_allowed = {}, const Level1Profile& level1 = {});
+
+// Whether the sub-tiles of `level` (1 = level 1, ..., num_levels = the problem) are profiled level-1 tiles, whose
+// time already includes moving their data (strata_model::level_cost's sub_measured).
+inline bool sub_tiles_measured(int level, const Level1Profile& level1) { return level == 2 && !level1.empty(); }
 
 // The tiling that builds top-level candidate `top` the fastest way.
 strata_model::Tiling unroll_tiling(const SieveResult& sieve, const SubTilings& best, int top, std::vector<int>* chain,

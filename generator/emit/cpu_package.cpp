@@ -115,6 +115,42 @@ std::vector<double> level0_seconds_from(const Arch& arch, const Op& op, const Si
   return seconds;
 }
 
+std::vector<KitBlock> level1_blocks(const Arch& arch, const Op& op, const SieveResult& sieve,
+                                    const std::vector<int>& pool) {
+  std::vector<KitBlock> blocks;
+  if (sieve.levels.size() < 2) return blocks;
+  const std::set<int> in_pool(pool.begin(), pool.end());
+  for (const Candidate& c : sieve.levels[1].candidates)
+    for (int child : c.children)
+      if (in_pool.count(child))
+        blocks.push_back({ukernel_for(arch, op, sieve.levels[0].candidates[static_cast<size_t>(child)]).name(),
+                          {c.tile[0], c.tile[1], c.tile[2]}});
+  return blocks;
+}
+
+Level1Profile level1_profile_from(const Arch& arch, const Op& op, const SieveResult& sieve,
+                                  const std::vector<int>& pool, const ProfileRecords& records,
+                                  const std::string& records_file) {
+  Level1Profile profile(sieve.levels.size() > 1 ? sieve.levels[1].candidates.size() : 0);
+  const std::set<int> in_pool(pool.begin(), pool.end());
+  for (size_t i = 0; i < profile.size(); ++i) {
+    const Candidate& c = sieve.levels[1].candidates[i];
+    for (int child : c.children) {
+      if (!in_pool.count(child)) continue;
+      const std::string kernel = ukernel_for(arch, op, sieve.levels[0].candidates[static_cast<size_t>(child)]).name();
+      const Level1Record* r = find_level1(records, kernel, {c.tile[0], c.tile[1], c.tile[2]});
+      if (!r)
+        throw Error({records_file, 0, 0},
+                    fmt::format("level 1 is profiled but the records hold no level-1 block {} {}x{}x{}; profile "
+                                "again with this descriptor",
+                                kernel, c.tile[0], c.tile[1], c.tile[2]));
+      profile[i].emplace_back(child, strata_model::Level1Measured{r->pack_a_seconds, r->pack_b_seconds,
+                                                                  r->tiles_seconds});
+    }
+  }
+  return profile;
+}
+
 std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, TemplateRenderer& renderer) {
   check_cpu_support(*in.arch, *in.op);
   const Selection& sel = *in.selection;
@@ -169,6 +205,8 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
     kd->SetValue("N2", std::to_string(t[2][1]));
     kd->SetValue("K2", std::to_string(t[2][2]));
     kd->SetValue("L0_SECONDS", literal(k.tiling.l0_measured_s));
+    const strata_model::Level1Measured& l1 = k.tiling.l1;
+    kd->SetValue("L1_SECONDS", fmt::format("{}, {}, {}", literal(l1.pack_a_s), literal(l1.pack_b_s), literal(l1.tiles_s)));
     const ProfileRecord* record = in.records ? find(*in.records, u.name()) : nullptr;
     kd->SetValue("L0_SOURCE", record ? fmt::format("profiled {:.1f} GFLOP/s", record->gflops) : "modelled");
     kd->SetValue("REASON", fmt::format("model's best on {} of {} grid shapes, e.g. {}x{}x{}", k.shapes_won,
@@ -227,7 +265,7 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
   const std::string readme = renderer.render("cpu/README.md.tpl", dict);
   files["README.md"] = header(CommentStyle::markdown, {"cpu/README.md.tpl"}) + readme;
   if (in.records) files["profile_records.yaml"] = header(CommentStyle::hash, {}) + in.records_yaml;
-  ManifestInputs mi{in.arch, in.op, in.sieve, in.selection, in.records, in.name, &all_templates};
+  ManifestInputs mi{in.arch, in.op, in.sieve, in.selection, in.records, in.name, &all_templates, in.level1_profiled};
   files[kManifestFile] = header(CommentStyle::hash, {}) + render_manifest(mi, in.level0_seconds);
   return files;
 }

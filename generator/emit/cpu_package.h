@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "emit/provenance.h"
+#include "profile/profile_kit.h"
 #include "profile/records.h"
 #include "render/template_renderer.h"
 #include "render/ukernel_dict.h"
@@ -22,6 +23,7 @@ struct PackageInputs {
   const Selection* selection = nullptr;
   std::vector<double> level0_seconds;       // per level-0 candidate: profiled tile time, 0 when modelled
   const ProfileRecords* records = nullptr;  // null: level 0 modelled
+  bool level1_profiled = false;             // the selection's level-1 times are records->level1's
   std::string records_yaml;                 // shipped as profile_records.yaml when records != nullptr
   std::string name;                         // package name, a C identifier
   Provenance provenance;                    // command line and input hashes (arch, op, records)
@@ -36,6 +38,17 @@ UkernelSpec ukernel_for(const Arch& arch, const Op& op, const Candidate& level0)
 // Per level-0 candidate of `sieve`, its profiled time per tile from `records`, or 0 where none was measured.
 std::vector<double> level0_seconds_from(const Arch& arch, const Op& op, const SieveResult& sieve,
                                         const ProfileRecords& records);
+
+// The level-1 tiles a profiled level 1 times: every level-1 candidate of `sieve` over each of its children in
+// `pool` (level-0 candidate indices), as the micro-kernel's name and the tile.
+std::vector<KitBlock> level1_blocks(const Arch& arch, const Op& op, const SieveResult& sieve,
+                                    const std::vector<int>& pool);
+
+// The measured level 1 in `records` for those tiles (see Level1Profile). Throws strata::Error naming `records_file`
+// when a tile of level1_blocks() was not measured: a level half profiled and half modelled ranks nothing fairly.
+Level1Profile level1_profile_from(const Arch& arch, const Op& op, const SieveResult& sieve,
+                                  const std::vector<int>& pool, const ProfileRecords& records,
+                                  const std::string& records_file);
 
 // Checks that this backend can emit `op` for `arch` (x86-64 AVX2/AVX-512 or AArch64 NEON, fp32, row-major A, B, C).
 void check_cpu_support(const Arch& arch, const Op& op);

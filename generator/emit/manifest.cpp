@@ -67,10 +67,22 @@ std::string render_manifest(const ManifestInputs& in, const std::vector<double>&
                                                               in.records->cpu, in.records->compiler)));
   else
     y += "  level0: \"modelled (Eq. 3): no profile records were used\"\n";
+  const bool level1_asked = arch.levels.size() > 1 && arch.levels[1].analyzer == Analyzer::profile && !arch.is_gpu();
+  if (in.level1_profiled)
+    y += fmt::format("  level1: {}\n",
+                     yaml_quote(fmt::format("profiled: {} blocks of the level-0 pool's tiles, packing included "
+                                            "(profile_records.yaml, level1)",
+                                            in.records->level1.size())));
+  else if (level1_asked)
+    y += "  level1: \"modelled (Eqs. 2-7): the descriptor asks for profiling, but no level-1 records were made\"\n";
   y += "  levels:\n";
-  for (const auto& l : arch.levels)
+  for (size_t i = 0; i < arch.levels.size(); ++i) {
+    const auto& l = arch.levels[i];
+    // What was done, which is what the descriptor asks unless profiling was impossible (see analyzer above).
+    const bool profiled = i == 0 ? in.records != nullptr : i == 1 ? in.level1_profiled : false;
     y += fmt::format("    - {{name: {}, memory: {}, parallel_units: {}, analyzer: {}}}\n", l.name, l.memory,
-                     l.parallel_units, to_string(l.analyzer));
+                     l.parallel_units, l.analyzer == Analyzer::profile && !profiled ? "model" : to_string(l.analyzer));
+  }
   const Selection& sel = *in.selection;
   y += "selection:\n";
   y += "  grid: \"per axis 1, 2, 3, 4, 6, ... 8192 (powers of two and 1.5x powers of two); no user shapes\"\n";
@@ -92,6 +104,9 @@ std::string render_manifest(const ManifestInputs& in, const std::vector<double>&
       y += fmt::format("    level0_seconds_per_tile: {}\n", level0_seconds[l0]);
     else
       y += "    level0_seconds_per_tile: modelled\n";
+    if (in.level1_profiled)
+      y += fmt::format("    level1_seconds: {{pack_a: {}, pack_b: {}, tiles: {}}}\n", k.tiling.l1.pack_a_s,
+                       k.tiling.l1.pack_b_s, k.tiling.l1.tiles_s);
     y += "    tiles:\n";
     for (size_t l = 0; l < k.chain.size(); ++l) {
       const Candidate& c = in.sieve->levels[l].candidates[static_cast<size_t>(k.chain[l])];

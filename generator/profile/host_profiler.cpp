@@ -238,7 +238,7 @@ class Progress {
   bool open_ = false;
 };
 
-// Runs the kit's profiler, showing its "kernel I/N round R/RS: NAME" lines as progress, and loads the records file
+// Runs the kit's profiler, showing its "kernel I/N round R/RS: NAME" and "block I/N: NAME MxNxK" lines as progress, and loads the records file
 // it writes.
 ProfileRecords run_profiler(const std::string& binary, const ProfileOptions& options, const TempDir& dir,
                             Progress& progress) {
@@ -256,6 +256,7 @@ ProfileRecords run_profiler(const std::string& binary, const ProfileOptions& opt
     if (current.empty() || current.back() != '\n') continue;
     current.pop_back();
     if (current.rfind("kernel ", 0) == 0) progress.status("timing " + current.substr(7));
+    if (current.rfind("block ", 0) == 0) progress.status("timing level-1 " + current);
     lines.push_back(std::move(current));
     current.clear();
   }
@@ -278,7 +279,7 @@ ProfileRecords run_profiler(const std::string& binary, const ProfileOptions& opt
 // The records must describe exactly the kernels asked for, made for this arch and op: the kit and the generator
 // agree by construction, and this says so loudly if they ever stop agreeing.
 void check_profiled(const ProfileRecords& records, const Arch& arch, const std::string& op_name,
-                    const std::vector<UkernelSpec>& kernels, int depth) {
+                    const std::vector<UkernelSpec>& kernels, const std::vector<KitBlock>& blocks, int depth) {
   check_records_match(records, arch, op_name, "<profiler>");
   std::set<std::string> expected;
   for (const UkernelSpec& k : kernels) expected.insert(k.name());
@@ -291,6 +292,13 @@ void check_profiled(const ProfileRecords& records, const Arch& arch, const std::
   }
   for (const auto& name : expected)
     if (!got.count(name)) fail(fmt::format("the profiler recorded no result for {}", name));
+  if (records.level1.size() != blocks.size())
+    fail(fmt::format("the profiler recorded {} level-1 blocks, not the {} asked for", records.level1.size(),
+                     blocks.size()));
+  for (const KitBlock& b : blocks)
+    if (!find_level1(records, b.kernel, b.block))
+      fail(fmt::format("the profiler recorded no result for level-1 block {} {}x{}x{}", b.kernel, b.block[0],
+                       b.block[1], b.block[2]));
 }
 
 }  // namespace
@@ -336,7 +344,7 @@ std::string compiler_id(const std::string& compiler) {
 std::string host_cpu_id() { return strata_kit::cpu_identity(); }
 
 ProfileRecords profile_on_host(const Arch& arch, const std::string& op_name, const std::vector<UkernelSpec>& kernels,
-                               const ProfileOptions& options) {
+                               const ProfileOptions& options, const std::vector<KitBlock>& blocks) {
   const auto start = std::chrono::steady_clock::now();
   if (options.depth < 1) fail(fmt::format("the profiling depth must be >= 1, not {}", options.depth));
   if (options.rounds < 1) fail(fmt::format("the profiling rounds must be >= 1, not {}", options.rounds));
@@ -347,6 +355,7 @@ ProfileRecords profile_on_host(const Arch& arch, const std::string& op_name, con
   in.arch = &arch;
   in.op_name = op_name;
   in.kernels = kernels;
+  in.blocks = blocks;
   ProfileKit kit;
   try {
     kit = render_profile_kit(in, renderer);
@@ -360,9 +369,10 @@ ProfileRecords profile_on_host(const Arch& arch, const std::string& op_name, con
   const std::string binary = build_kit(kit, options, dir);
   const auto built = std::chrono::steady_clock::now();
   ProfileRecords out = run_profiler(binary, options, dir, progress);
-  check_profiled(out, arch, op_name, kernels, options.depth);
+  check_profiled(out, arch, op_name, kernels, blocks, options.depth);
   const auto done = std::chrono::steady_clock::now();
-  progress.line(fmt::format("{} micro-kernels in {:.1f} s (compile {:.1f} s, timing {:.1f} s)", kernels.size(),
+  progress.line(fmt::format("{} micro-kernels{} in {:.1f} s (compile {:.1f} s, timing {:.1f} s)", kernels.size(),
+                            blocks.empty() ? "" : fmt::format(" and {} level-1 blocks", blocks.size()),
                             std::chrono::duration<double>(done - start).count(),
                             std::chrono::duration<double>(built - start).count(),
                             std::chrono::duration<double>(done - built).count()));

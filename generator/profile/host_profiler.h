@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "profile/profile_kit.h"
 #include "profile/records.h"
 #include "render/ukernel_dict.h"
 #include "spec/arch.h"
@@ -32,8 +33,10 @@ struct ProfileOptions {
 // Every failure (no compiler, a compile error, a kernel whose result is wrong, a crash, an unreadable records
 // file) throws strata::Error({"<profiler>", 0, 0}, ...) naming the failing command and the start of its error
 // output; the temporary directory is removed in every case.
+// With `blocks`, the level-1 tiles listed are timed too (see templates/cpu/kit/profiler.cpp.tpl) and come back as
+// the records' level1 list; their kernels must be among `kernels`.
 ProfileRecords profile_on_host(const Arch& arch, const std::string& op_name, const std::vector<UkernelSpec>& kernels,
-                               const ProfileOptions& options);
+                               const ProfileOptions& options, const std::vector<KitBlock>& blocks = {});
 
 // Whether this host's CPU (and OS) runs micro-kernels of `isa`: the precondition of profile_on_host.
 bool host_runs(VectorIsa isa);

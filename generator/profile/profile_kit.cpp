@@ -64,6 +64,34 @@ void check_kernels(const std::vector<UkernelSpec>& kernels) {
 
 std::string kernel_namespace(const UkernelSpec& k) { return "k_" + k.name(); }
 
+// Each block's kernel index in `kernels` (sorted by name); fails for a block that is not whole register tiles of
+// one of them, or that is listed twice.
+std::vector<size_t> block_kernels(const std::vector<UkernelSpec>& kernels, const std::vector<KitBlock>& blocks) {
+  std::vector<size_t> out;
+  std::set<std::pair<std::string, std::array<int64_t, 3>>> seen;
+  for (const KitBlock& b : blocks) {
+    const std::string text = fmt::format("{} {}x{}x{}", b.kernel, b.block[0], b.block[1], b.block[2]);
+    auto it = std::find_if(kernels.begin(), kernels.end(), [&](const UkernelSpec& k) { return k.name() == b.kernel; });
+    if (it == kernels.end()) fail(fmt::format("level-1 block {}: the kit holds no kernel of that name", text));
+    if (b.block[0] < 1 || b.block[1] < 1 || b.block[2] < 1 || b.block[0] % it->mr != 0 || b.block[1] % it->nr != 0 ||
+        b.block[2] % it->ku != 0)
+      fail(fmt::format("level-1 block {}: the extents must be positive multiples of the register tile {}x{}x{}", text,
+                       it->mr, it->nr, it->ku));
+    if (!seen.emplace(b.kernel, b.block).second) fail(fmt::format("level-1 block {} is listed twice", text));
+    out.push_back(static_cast<size_t>(it - kernels.begin()));
+  }
+  return out;
+}
+
+// The bytes of each pool the kit takes level-1 sources and C blocks from: at least four times the capacity of the
+// cache the panels are packed for (level 1's memory), so that a region has left it when it comes round again, and
+// otherwise a quarter of the outermost level's cache, which the two pools and everything else then share.
+int64_t level1_pool_bytes(const Arch& arch) {
+  const int64_t pack_cache = arch.levels.size() > 1 ? arch.memory_of(arch.levels[1]).capacity_bytes : 0;
+  const int64_t source_cache = arch.memory_of(arch.levels.back()).capacity_bytes;
+  return std::max<int64_t>(std::max<int64_t>(4 * pack_cache, source_cache / 4), int64_t{1} << 20);
+}
+
 // Kernels split into translation units of equal compile flags (an AVX2 kernel built with -mavx512f would use EVEX
 // encodings and 32 registers: not what ships), up to kUnitsPerIsa per flag set, balanced by kernel size.
 std::vector<std::vector<size_t>> split_units(const std::vector<UkernelSpec>& kernels) {
@@ -155,6 +183,7 @@ std::string kit_manifest(const KitInputs& in, const std::vector<UkernelSpec>& ke
   y += fmt::format("records: {}\n", kKitRecordsFile);
   y += fmt::format("build_flags: \"{}\"\n", join(kit_build_flags(), " "));
   y += fmt::format("defaults: {{depth: {}, rounds: {}}}\n", kKitDefaultDepth, kKitDefaultRounds);
+  if (!in.blocks.empty()) y += fmt::format("level1_blocks: {}\n", in.blocks.size());
   y += kernels.empty() ? "kernels: []\n" : "kernels:\n";
   for (const UkernelSpec& k : kernels)
     y += fmt::format("  - {{name: {}, mr: {}, nr: {}, ku: {}, file: {}, flags: \"{}\"}}\n", k.name(), k.mr, k.nr,
@@ -221,6 +250,17 @@ ProfileKit render_profile_kit(const KitInputs& in, TemplateRenderer& renderer) {
     dict.SetValue("BUILD_FLAGS", build_flags);
     dict.SetIntValue("DEPTH", kKitDefaultDepth);
     dict.SetIntValue("ROUNDS", kKitDefaultRounds);
+    const std::vector<size_t> block_kernel = block_kernels(kernels, in.blocks);
+    for (size_t i = 0; i < in.blocks.size(); ++i) {
+      auto* entry = dict.AddSectionDictionary("BLOCK");
+      entry->SetIntValue("KERNEL_INDEX", static_cast<long>(block_kernel[i]));
+      entry->SetValue("M", std::to_string(in.blocks[i].block[0]));
+      entry->SetValue("N", std::to_string(in.blocks[i].block[1]));
+      entry->SetValue("K", std::to_string(in.blocks[i].block[2]));
+    }
+    dict.SetValue("PACK_CACHE", arch.levels.size() > 1 ? arch.memory_of(arch.levels[1]).name : "none");
+    dict.SetValue("SOURCE_CACHE", arch.memory_of(arch.levels.back()).name);
+    dict.SetValue("POOL_BYTES", std::to_string(level1_pool_bytes(arch)));
     for (const UkernelSpec& k : kernels) {
       auto* entry = dict.AddSectionDictionary("KERNEL");
       entry->SetValue("NAME", k.name());

@@ -19,6 +19,8 @@
 //   cmake/aarch64-linux-gnu-clang.cmake    AArch64 targets: the cross toolchain file packages ship too
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -38,12 +40,19 @@ inline constexpr int kKitDefaultRounds = 3;
 
 enum class KitComment { cpp, hash, markdown };
 
+// A level-1 tile to time: a cache block of one of the kit's kernels, in whole register tiles.
+struct KitBlock {
+  std::string kernel;  // UkernelSpec::name() of a kernel in KitInputs::kernels
+  std::array<int64_t, 3> block{};
+};
+
 struct KitInputs {
   const Arch* arch = nullptr;
   std::string op_name;
   std::string arch_file;  // the descriptors as the user named them; the README shows relative paths, else file names
   std::string op_file;
   std::vector<UkernelSpec> kernels;  // unique names, one ISA family the target runs
+  std::vector<KitBlock> blocks;      // level-1 tiles to time as well; empty: level 0 only
   // The header each file starts with, given its comment style and the templates it came from (path -> sha256);
   // null for none. `strata profile-kit` passes the provenance header packages carry.
   std::function<std::string(KitComment, const std::map<std::string, std::string>&)> header;
@@ -64,7 +73,8 @@ struct ProfileKit {
 const std::vector<std::string>& kit_build_flags();
 
 // Renders the kit. Throws strata::Error({"<profile-kit>", 0, 0}, ...) for kernels it cannot profile (duplicate
-// names, tiles that are not whole vectors, ISAs other than AVX-512, AVX2 and NEON) and when a template fails.
+// names, tiles that are not whole vectors, ISAs other than AVX-512, AVX2 and NEON), for blocks that are not whole
+// register tiles of a listed kernel, and when a template fails.
 ProfileKit render_profile_kit(const KitInputs& in, TemplateRenderer& renderer);
 
 // Whether `dir` holds a kit (its manifest.yaml has the marker line): `strata profile-kit` replaces only those.

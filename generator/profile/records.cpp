@@ -94,6 +94,46 @@ std::vector<ProfileRecord> read_record_list(MapReader& top) {
   return out;
 }
 
+bool level1_before(const Level1Record& a, const Level1Record& b) {
+  return a.kernel != b.kernel ? a.kernel < b.kernel : a.block < b.block;
+}
+
+Level1Record read_level1_record(const YAML::Node& node, const std::string& file, size_t index) {
+  MapReader r(node, file, fmt::format("level1[{}]", index));
+  Level1Record rec;
+  rec.kernel = r.identifier("kernel");
+  const std::vector<int64_t> block = r.integer_list("block", 1, INT_MAX);
+  if (block.size() != 3) r.fail("block", fmt::format("expected [m, n, k], three extents, found {}", block.size()));
+  std::copy(block.begin(), block.end(), rec.block.begin());
+  rec.pack_a_seconds = r.number("pack_a_seconds", 0, true);
+  rec.pack_b_seconds = r.number("pack_b_seconds", 0, true);
+  rec.tiles_seconds = r.number("tiles_seconds", 0, true);
+  r.finish();
+  return rec;
+}
+
+std::string block_text(const std::array<int64_t, 3>& b) { return fmt::format("{}x{}x{}", b[0], b[1], b[2]); }
+
+// The optional level-1 list: absent or empty when only level 0 was profiled.
+std::vector<Level1Record> read_level1_list(MapReader& top) {
+  std::vector<Level1Record> out;
+  if (!top.has("level1")) return out;
+  const YAML::Node list = top.node("level1");
+  if (!list.IsSequence())
+    throw Error(pos_of(list, top.file()), "the top level: 'level1' expected a list of level-1 records");
+  std::map<std::pair<std::string, std::array<int64_t, 3>>, SourcePos> seen;
+  for (size_t i = 0; i < list.size(); ++i) {
+    out.push_back(read_level1_record(list[i], top.file(), i));
+    const SourcePos pos = pos_of(list[i], top.file());
+    auto [it, fresh] = seen.emplace(std::make_pair(out.back().kernel, out.back().block), pos);
+    if (!fresh)
+      throw Error(pos, fmt::format("level1[{}]: block {} of kernel '{}' is already recorded at line {}", i,
+                                   block_text(out.back().block), out.back().kernel, it->second.line));
+  }
+  std::sort(out.begin(), out.end(), level1_before);
+  return out;
+}
+
 }  // namespace
 
 ProfileRecords load_records(const std::string& path) {
@@ -112,6 +152,7 @@ ProfileRecords load_records(const std::string& path) {
   out.cpu = top.string("cpu");
   out.method = top.string("method");
   out.records = read_record_list(top);
+  out.level1 = read_level1_list(top);
   top.finish();
   return out;
 }
@@ -141,6 +182,24 @@ std::string write_records_yaml(const ProfileRecords& records) {
     out += fmt::format("    seconds_per_call: {}\n", yaml_number(r.kernel + " seconds_per_call", r.seconds_per_call));
     out += fmt::format("    gflops: {}\n", yaml_number(r.kernel + " gflops", r.gflops));
   }
+  std::vector<Level1Record> level1 = records.level1;
+  std::sort(level1.begin(), level1.end(), level1_before);
+  if (!level1.empty()) out += "level1:\n";  // absent when level 1 was not profiled, as in files made before it was
+  for (size_t i = 0; i < level1.size(); ++i) {
+    const Level1Record& r = level1[i];
+    const std::string what = r.kernel + " " + block_text(r.block);
+    if (i > 0 && !level1_before(level1[i - 1], r))
+      throw Error({}, fmt::format("cannot write profile records: level-1 block {} appears twice", what));
+    if (!is_c_identifier(r.kernel) || r.block[0] < 1 || r.block[1] < 1 || r.block[2] < 1)
+      throw Error({}, fmt::format("cannot write level-1 record '{}': the kernel must be a C identifier and the block's "
+                                  "extents positive",
+                                  what));
+    out += fmt::format("  - kernel: {}\n", r.kernel);
+    out += fmt::format("    block: [{}, {}, {}]\n", r.block[0], r.block[1], r.block[2]);
+    out += fmt::format("    pack_a_seconds: {}\n", yaml_number(what + " pack_a_seconds", r.pack_a_seconds));
+    out += fmt::format("    pack_b_seconds: {}\n", yaml_number(what + " pack_b_seconds", r.pack_b_seconds));
+    out += fmt::format("    tiles_seconds: {}\n", yaml_number(what + " tiles_seconds", r.tiles_seconds));
+  }
   return out;
 }
 
@@ -148,6 +207,15 @@ const ProfileRecord* find(const ProfileRecords& records, const std::string& kern
   auto it = std::find_if(records.records.begin(), records.records.end(),
                          [&](const ProfileRecord& r) { return r.kernel == kernel; });
   return it == records.records.end() ? nullptr : &*it;
+}
+
+const Level1Record* find_level1(const ProfileRecords& records, const std::string& kernel,
+                                const std::array<int64_t, 3>& block) {
+  Level1Record key;
+  key.kernel = kernel;
+  key.block = block;
+  auto it = std::lower_bound(records.level1.begin(), records.level1.end(), key, level1_before);
+  return it != records.level1.end() && it->kernel == kernel && it->block == block ? &*it : nullptr;
 }
 
 double seconds_per_level0_tile(const ProfileRecord& record) {

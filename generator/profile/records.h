@@ -17,8 +17,16 @@
 //       depth: 256
 //       seconds_per_call: 1.23e-08
 //       gflops: 135.2
+//   level1:                            # only when level 1 was profiled too
+//     - kernel: ukernel_avx512_14x32_k4
+//       block: [112, 256, 128]         # the level-1 tile, M1 x N1 x K1, whole register tiles
+//       pack_a_seconds: 1.1e-06        # packing its A block from the outermost cache
+//       pack_b_seconds: 2.2e-06        # packing its B block from there
+//       tiles_seconds: 2.6e-05         # its register tiles over the packed panels, C read and written there
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,6 +46,16 @@ struct ProfileRecord {
   double gflops = 0;            // 2 * mr * nr * depth / seconds_per_call / 1e9
 };
 
+// One profiled level-1 tile: a cache block of a level-0 kernel, timed in the three parts the cost model's level 1
+// takes (strata_model::Level1Measured).
+struct Level1Record {
+  std::string kernel;               // the level-0 kernel, UkernelSpec::name()
+  std::array<int64_t, 3> block{};   // m, n, k: integer multiples of the kernel's mr, nr and ku
+  double pack_a_seconds = 0;
+  double pack_b_seconds = 0;
+  double tiles_seconds = 0;
+};
+
 struct ProfileRecords {
   std::string arch;         // Arch::name
   std::string arch_sha256;  // Arch::content_sha of the descriptor the kernels were derived from
@@ -46,6 +64,7 @@ struct ProfileRecords {
   std::string cpu;          // brand string, family/model/stepping
   std::string method;
   std::vector<ProfileRecord> records;  // sorted by kernel name, names unique
+  std::vector<Level1Record> level1;    // sorted by (kernel, block), unique; empty: level 1 not profiled
 };
 
 // Reads a records file strictly: unknown keys, missing fields, wrong types, non-positive numbers, duplicate
@@ -59,6 +78,10 @@ std::string write_records_yaml(const ProfileRecords& records);
 
 // The record of `kernel`, or nullptr.
 const ProfileRecord* find(const ProfileRecords& records, const std::string& kernel);
+
+// The level-1 record of `kernel`'s block, or nullptr.
+const Level1Record* find_level1(const ProfileRecords& records, const std::string& kernel,
+                                const std::array<int64_t, 3>& block);
 
 // Time of one mr x nr x ku step of the register tile: the unit the cost model's level 0 takes.
 double seconds_per_level0_tile(const ProfileRecord& record);

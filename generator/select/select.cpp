@@ -18,7 +18,7 @@ double level0_gflops(const strata_model::Machine& machine, const Candidate& c, d
 
 // The best register tiles overall, plus partners for skinny shapes: the best tile with few rows (1, 2, up to 4)
 // and the best tile one vector wide. Order: by throughput, best first; indices unique.
-std::vector<int> level0_pool(const SieveResult& sieve, const strata_model::Machine& machine,
+std::vector<int> ranked_pool(const SieveResult& sieve, const strata_model::Machine& machine,
                              const std::vector<double>& level0_seconds, size_t count,
                              const std::vector<bool>& allowed) {
   const auto& cands = sieve.levels[0].candidates;
@@ -64,6 +64,11 @@ double problem_time(const strata_model::Machine& machine, const strata_model::Ti
 
 }  // namespace
 
+std::vector<int> level0_pool(const SieveResult& sieve, const strata_model::Machine& machine,
+                             const std::vector<double>& level0_seconds, const SelectOptions& options) {
+  return ranked_pool(sieve, machine, level0_seconds, options.level0_pool, options.level0_allowed);
+}
+
 std::vector<int64_t> shape_grid_axis(int64_t limit) {
   std::vector<int64_t> out;
   for (int64_t p = 1; p <= limit; p *= 2) {
@@ -77,10 +82,13 @@ std::vector<int64_t> shape_grid_axis(int64_t limit) {
 Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& machine,
                          const std::vector<double>& level0_seconds, const SelectOptions& options) {
   Selection sel;
-  sel.level0_pool = level0_pool(sieve, machine, level0_seconds, options.level0_pool, options.level0_allowed);
+  sel.level0_pool = level0_pool(sieve, machine, level0_seconds, options);
   std::vector<bool> allowed(sieve.levels[0].candidates.size(), false);
   for (int i : sel.level0_pool) allowed[static_cast<size_t>(i)] = true;
-  const SubTilings best = best_sub_tilings(machine, sieve, level0_seconds, allowed);
+  static const Level1Profile kModelled;
+  const Level1Profile& level1 = options.level1 ? *options.level1 : kModelled;
+  const SubTilings best = best_sub_tilings(machine, sieve, level0_seconds, allowed, level1);
+  const bool top_over_measured = sub_tiles_measured(static_cast<int>(sieve.levels.size()), level1);
 
   const size_t top_level = sieve.levels.size() - 1;
   const auto& top = sieve.levels[top_level].candidates;
@@ -121,7 +129,8 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
                               strata_model::ceil_div(shape[2], t[2]));
       if (tiles * sub >= best_t) continue;
       const double time =
-          strata_model::level_cost(machine, machine.problem, shape.data(), t.data(), sub, false).exec_s;
+          strata_model::level_cost(machine, machine.problem, shape.data(), t.data(), sub, false, top_over_measured)
+              .exec_s;
       if (time < best_t) {
         best_t = time;
         best_of[s] = static_cast<int>(i);

@@ -46,11 +46,19 @@ struct SelectOptions {
   // 0: grid shapes are timed with strata_model::estimate() (tiles shrink at the edges, as CPU micro-kernels do);
   // L > 0: with estimate_whole(..., L), for kernels whose levels below L always run whole tiles (GPU blocks).
   int whole_levels = 0;
+  // Profiled level-1 tiles (see Level1Profile), or null: level 1 modelled. Only the pool's level-0 tiles need be
+  // measured: level-1 tiles of others are not considered anyway.
+  const Level1Profile* level1 = nullptr;
 };
 
 // level0_seconds: per level-0 candidate, the profiled time of one tile (0 = modelled).
 Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& machine,
                          const std::vector<double>& level0_seconds, const SelectOptions& options);
+
+// Step 1 alone: the level-0 candidates selection draws on (indices into sieve.levels[0]), best first. A profiled
+// level 1 times the level-1 tiles of these.
+std::vector<int> level0_pool(const SieveResult& sieve, const strata_model::Machine& machine,
+                             const std::vector<double>& level0_seconds, const SelectOptions& options);
 
 // The grid of one axis: 1, 2, 3, 4, 6, 8, 12, ... up to and including `limit`.
 std::vector<int64_t> shape_grid_axis(int64_t limit);

@@ -46,10 +46,11 @@ struct Kernel {
   int64_t m1, n1, k1;      // level 1: the cache block a thread packs and runs
   int64_t m2, n2, k2;      // level 2: the block of cache blocks spread over threads
   double level0_seconds;   // profiled time of one mr x nr x ku tile step; 0 when modelled
+  strata_model::Level1Measured level1;  // profiled time of one level-1 tile in its parts; all 0 when modelled
 };
 
 constexpr Kernel kKernels[] = {
-{{#KERNEL}}    {"{{NAME}}", &{{UKERNEL}}_packed, &{{UKERNEL}}_direct, &{{UKERNEL}}_pack_a, &{{UKERNEL}}_pack_b, {{MR}}, {{NR}}, {{KU}}, {{M1}}, {{N1}}, {{K1}}, {{M2}}, {{N2}}, {{K2}}, {{L0_SECONDS}}},
+{{#KERNEL}}    {"{{NAME}}", &{{UKERNEL}}_packed, &{{UKERNEL}}_direct, &{{UKERNEL}}_pack_a, &{{UKERNEL}}_pack_b, {{MR}}, {{NR}}, {{KU}}, {{M1}}, {{N1}}, {{K1}}, {{M2}}, {{N2}}, {{K2}}, {{L0_SECONDS}}, { {{L1_SECONDS}} }},
 {{/KERNEL}}};
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -105,6 +106,7 @@ strata_model::Tiling tiling_of(int32_t id) {
   for (int l = 0; l < 3; ++l)
     for (int a = 0; a < 3; ++a) t.tile[l][a] = tiles[l][a];
   t.l0_measured_s = k.level0_seconds;
+  t.l1 = k.level1;
   return t;
 }
 

@@ -339,7 +339,13 @@ void {{NAME}}_direct(const TileArgs& args) {
     kStrips[vectors - 1](args);
 }
 
-// Packing lives here, next to the kernel that reads the panels: the panel widths are compile-time constants and the
+{{/PACKAGE_ENTRY}}{{#PROFILE_ENTRY}}}  // namespace
+
+// The profiler times the full packed tile (the same instantiation the package runs on interior tiles) and, for a
+// profiled level 1, the packing routines below with it.
+void {{NAME}}_full_packed(const TileArgs& args) { tile<true, {{MR}}, {{NV}}>(args); }
+
+{{/PROFILE_ENTRY}}// Packing lives here, next to the kernel that reads the panels: the panel widths are compile-time constants and the
 // loops are compiled with this file's ISA flags.
 void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
   // Micro-panels of {{MR}} rows, element (r, p) at panel[p * {{MR}} + r]; a short last panel is packed short.
@@ -373,9 +379,5 @@ void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, f
     for (int64_t j = 0; j < tail; ++j) panel_row[j] = row[j];
   }
 }
-{{/PACKAGE_ENTRY}}{{#PROFILE_ENTRY}}}  // namespace
 
-// The profiler times the full packed tile only: the same instantiation the package runs on interior tiles.
-void {{NAME}}_full_packed(const TileArgs& args) { tile<true, {{MR}}, {{NV}}>(args); }
-{{/PROFILE_ENTRY}}
 }  // namespace {{PACKAGE}}_internal

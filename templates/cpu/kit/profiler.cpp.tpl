@@ -1,5 +1,6 @@
 // The profiler of a Strata profile kit: times every level-0 micro-kernel of {{ARCH_NAME}} for {{OP_NAME}} on the
-// machine it runs on and writes a strata-profile/1 records file for `strata generate --profile FILE`.
+// machine it runs on, and the level-1 blocks listed below if any, and writes a strata-profile/1 records file for
+// `strata generate --profile FILE`.
 //
 // For every micro-kernel below it checks the full register tile once against a plain reference (a wrong kernel
 // must never be profiled as fast), then times it on packed panels small enough to stay in L1. Calls are batched
@@ -7,6 +8,13 @@
 // kernel's result is its fastest round's median. Rounds, because on a shared machine a neighbour can slow the
 // core for seconds at a time: the median rejects short spikes, the best round long stretches that would
 // otherwise hit a run of consecutive kernels.
+//
+// A level-1 block (M1 x N1 x K1 of one kernel, whole register tiles) is timed as the package's packed path runs it,
+// in three parts: packing its A block, packing its B block (each from a source that is in the outermost cache but
+// not in the one the panels are packed for: every repetition takes the next region of a pool too big for the
+// latter), and its register tiles over the packed panels, column panel by column panel as the package does, on a
+// C that is read and written (beta = 1) and taken from a pool like the sources. Each part's result is the median
+// of kBlockBatches batches of repetitions.
 //
 // Usage: strata_profile [-o FILE] [--depth N] [--rounds N]
 //   -o FILE      the records file to write (default profile_records.yaml); written whole or not at all
@@ -30,6 +38,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "device_info.h"
 #include "internal.h"
@@ -40,6 +49,8 @@ using {{PACKAGE}}_internal::TileFn;
 // Each kernel is compiled inside a namespace of its own, so that several kernels can share a translation unit.
 {{#KERNEL}}namespace {{NS}}::{{PACKAGE}}_internal {
 void {{NAME}}_full_packed(const TileArgs& args);
+void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 }
 {{/KERNEL}}
 namespace {
@@ -49,19 +60,41 @@ constexpr char kArchSha256[] = "{{ARCH_SHA256}}";
 constexpr char kOp[] = "{{OP_NAME}}";
 constexpr char kBuildFlags[] = "{{BUILD_FLAGS}}";
 
+using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t depth, float* out);
+
 struct Kernel {
   const char* name;
   int mr;
   int nr;
   int ku;
   TileFn fn;
+  PackFn pack_a;
+  PackFn pack_b;
 };
 
 // Sorted by name; the last entry only ends the table (a kit may hold no kernel at all).
 const Kernel kKernels[] = {
-{{#KERNEL}}    {"{{NAME}}", {{MR}}, {{NR}}, {{KU}}, &{{NS}}::{{PACKAGE}}_internal::{{NAME}}_full_packed},
-{{/KERNEL}}    {nullptr, 0, 0, 0, nullptr}};
+{{#KERNEL}}    {"{{NAME}}", {{MR}}, {{NR}}, {{KU}}, &{{NS}}::{{PACKAGE}}_internal::{{NAME}}_full_packed,
+     &{{NS}}::{{PACKAGE}}_internal::{{NAME}}_pack_a, &{{NS}}::{{PACKAGE}}_internal::{{NAME}}_pack_b},
+{{/KERNEL}}    {nullptr, 0, 0, 0, nullptr, nullptr, nullptr}};
 constexpr size_t kCount = sizeof(kKernels) / sizeof(kKernels[0]) - 1;
+
+// Level-1 blocks to time: an index into kKernels and the block's extents. The last entry only ends the table.
+struct Block {
+  size_t kernel;
+  int64_t m, n, k;
+};
+const Block kBlocks[] = {
+{{#BLOCK}}    { {{KERNEL_INDEX}}, {{M}}, {{N}}, {{K}} },
+{{/BLOCK}}    {0, 0, 0, 0}};
+constexpr size_t kBlockCount = sizeof(kBlocks) / sizeof(kBlocks[0]) - 1;
+// Bytes of each of the two pools level-1 sources and C blocks are taken from: at least four times the cache the
+// panels are packed for ({{PACK_CACHE}}), so a region is never still there when it comes round again, and at most
+// a quarter of {{SOURCE_CACHE}}, so that it is there.
+constexpr size_t kPoolBytes = {{POOL_BYTES}};
+constexpr int kBlockBatches = 5;
+constexpr int64_t kBlockBatchMacs = int64_t{1} << 20;  // a batch repeats a small block to about this much work
+constexpr int64_t kRowPad = 16;  // floats between the rows of a source or C region: no power-of-two strides
 
 constexpr int kBatches = 3;  // per kernel and round
 constexpr double kBatchSeconds = 2e-3;
@@ -184,6 +217,71 @@ void check(const Kernel& k, int64_t depth, Panels& p) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Level 1.
+// ---------------------------------------------------------------------------------------------------------------
+
+// Regions handed out round robin from one buffer, each 64-byte aligned.
+class Pool {
+ public:
+  Pool(size_t floats, int salt) : floats_(floats), buffer_(floats) { fill(buffer_.data(), floats_, salt); }
+  float* take(size_t count) {
+    const size_t aligned = (count + 15) / 16 * 16;
+    if (next_ + aligned > floats_) next_ = 0;
+    float* p = buffer_.data() + next_;
+    next_ += aligned;
+    return p;
+  }
+
+ private:
+  size_t floats_;
+  size_t next_ = 0;
+  Buffer buffer_;
+};
+
+struct BlockTimes {
+  double pack_a, pack_b, tiles;
+};
+
+double median_of(double* values, int count) {
+  std::sort(values, values + count);
+  return values[count / 2];
+}
+
+BlockTimes time_block(const Block& b, Pool& sources, Pool& outputs) {
+  const Kernel& k = kKernels[b.kernel];
+  const int64_t lda = b.k + kRowPad, ldb = b.n + kRowPad, ldc = b.n + kRowPad;
+  const size_t a_floats = static_cast<size_t>(b.m * lda), b_floats = static_cast<size_t>(b.k * ldb);
+  const size_t c_floats = static_cast<size_t>(b.m * ldc);
+  Buffer a_panels(static_cast<size_t>(b.m * b.k)), b_panels(static_cast<size_t>(b.k * b.n));
+  const long reps = std::max<int64_t>(1, kBlockBatchMacs / (b.m * b.n * b.k));
+  double pack_a[kBlockBatches], pack_b[kBlockBatches], tiles[kBlockBatches];
+  for (int batch = -1; batch < kBlockBatches; ++batch) {  // batch -1 warms up
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long r = 0; r < reps; ++r) k.pack_a(sources.take(a_floats), lda, b.m, b.k, a_panels.data());
+    const auto t1 = std::chrono::steady_clock::now();
+    for (long r = 0; r < reps; ++r) k.pack_b(sources.take(b_floats), ldb, b.n, b.k, b_panels.data());
+    const auto t2 = std::chrono::steady_clock::now();
+    for (long r = 0; r < reps; ++r) {
+      float* c = outputs.take(c_floats);
+      // Column panel by column panel, a panel's tiles top to bottom: the package's order (dispatch.cpp, run_block).
+      for (int64_t j = 0; j < b.n; j += k.nr)
+        for (int64_t i = 0; i < b.m; i += k.mr) {
+          TileArgs t = tile_args(k, b.k, a_panels.data() + i * b.k, b_panels.data() + j * b.k, c + i * ldc + j, 1.0f,
+                                 1.0f);
+          t.ldc = ldc;
+          k.fn(t);
+        }
+    }
+    const auto t3 = std::chrono::steady_clock::now();
+    if (batch < 0) continue;
+    pack_a[batch] = std::chrono::duration<double>(t1 - t0).count() / reps;
+    pack_b[batch] = std::chrono::duration<double>(t2 - t1).count() / reps;
+    tiles[batch] = std::chrono::duration<double>(t3 - t2).count() / reps;
+  }
+  return {median_of(pack_a, kBlockBatches), median_of(pack_b, kBlockBatches), median_of(tiles, kBlockBatches)};
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // The records file.
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -227,7 +325,16 @@ std::string method_text(long long depth, long long rounds) {
          kBuildFlags + " and the kernel's ISA flags.";
 }
 
-std::string records_yaml(const double* seconds, long long depth, long long rounds) {
+std::string level1_method_text() {
+  return " Level 1: per block, the median of " + std::to_string(kBlockBatches) +
+         " batches (after a warm-up batch) of packing its A block, of packing its B block, each repetition from the "
+         "next region of a " +
+         std::to_string(kPoolBytes >> 20) +
+         " MiB pool, and of its register tiles over the packed panels with C (beta = 1) from another such pool; "
+         "a batch repeats a block up to about 2^20 multiply-adds.";
+}
+
+std::string records_yaml(const double* seconds, long long depth, long long rounds, const BlockTimes* blocks) {
   std::string y;
   y += "# Profile records written by a Strata profile kit on the machine named below; pass this file to\n";
   y += "# strata generate --profile FILE.\n";
@@ -237,7 +344,7 @@ std::string records_yaml(const double* seconds, long long depth, long long round
   y += "op: " + quoted(kOp) + "\n";
   y += "compiler: " + quoted(strata_kit::compiler_identity()) + "\n";
   y += "cpu: " + quoted(strata_kit::cpu_identity()) + "\n";
-  y += "method: " + quoted(method_text(depth, rounds)) + "\n";
+  y += "method: " + quoted(method_text(depth, rounds) + (kBlockCount > 0 ? level1_method_text() : "")) + "\n";
   y += kCount == 0 ? "records: []\n" : "records:\n";
   for (size_t i = 0; i < kCount; ++i) {
     const Kernel& k = kKernels[i];
@@ -249,6 +356,15 @@ std::string records_yaml(const double* seconds, long long depth, long long round
     y += "    ku: " + std::to_string(k.ku) + "\n    depth: " + std::to_string(depth) + "\n";
     y += "    seconds_per_call: " + s + "\n";
     y += "    gflops: " + significant4(flops / std::strtod(s.c_str(), nullptr) / 1e9) + "\n";
+  }
+  if (kBlockCount > 0) y += "level1:\n";
+  for (size_t i = 0; i < kBlockCount; ++i) {
+    const Block& b = kBlocks[i];
+    y += std::string("  - kernel: ") + kKernels[b.kernel].name + "\n";
+    y += "    block: [" + std::to_string(b.m) + ", " + std::to_string(b.n) + ", " + std::to_string(b.k) + "]\n";
+    y += "    pack_a_seconds: " + significant4(blocks[i].pack_a) + "\n";
+    y += "    pack_b_seconds: " + significant4(blocks[i].pack_b) + "\n";
+    y += "    tiles_seconds: " + significant4(blocks[i].tiles) + "\n";
   }
   return y;
 }
@@ -320,7 +436,23 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < kCount; ++i)
     if (!(best[i] > 0) || !std::isfinite(best[i]))
       die(1, std::string(kKernels[i].name) + ": measured " + std::to_string(best[i]) + " s per call: the clock is unusable");
-  write_atomically(output, records_yaml(best, depth, rounds));
-  std::printf("wrote %s: %zu kernels of %s for %s\n", output.c_str(), kCount, kArch, kOp);
+  std::vector<BlockTimes> blocks(kBlockCount);
+  if (kBlockCount > 0) {
+    Pool sources(kPoolBytes / sizeof(float), 4), outputs(kPoolBytes / sizeof(float), 5);
+    for (size_t i = 0; i < kBlockCount; ++i) {
+      const Block& b = kBlocks[i];
+      std::printf("block %zu/%zu: %s %lldx%lldx%lld\n", i + 1, kBlockCount, kKernels[b.kernel].name,
+                  static_cast<long long>(b.m), static_cast<long long>(b.n), static_cast<long long>(b.k));
+      std::fflush(stdout);
+      blocks[i] = time_block(b, sources, outputs);
+      for (double t : {blocks[i].pack_a, blocks[i].pack_b, blocks[i].tiles})
+        if (!(t > 0) || !std::isfinite(t))
+          die(1, std::string(kKernels[b.kernel].name) + ": a level-1 block measured " + std::to_string(t) +
+                     " s: the clock is unusable");
+    }
+  }
+  write_atomically(output, records_yaml(best, depth, rounds, blocks.data()));
+  std::printf("wrote %s: %zu kernels and %zu level-1 blocks of %s for %s\n", output.c_str(), kCount, kBlockCount,
+              kArch, kOp);
   return std::fflush(stdout) == 0 ? 0 : 1;
 }
