@@ -117,6 +117,36 @@ TEST_CASE("profiled level 0 replaces the modelled time", "[model]") {
   CHECK(e.level[1].compute_s == Approx(5e-9));
 }
 
+TEST_CASE("a profiled level 1 replaces the modelled level 1 and carries its own data movement", "[model]") {
+  const Machine m = toy_machine();
+  Tiling t = toy_tiling();
+  t.l1 = {10e-9, 20e-9, 70e-9};  // the full 4x2x4 block: pack A 10 ns, pack B 20 ns, tiles 70 ns
+  // 8x2x8: four full blocks, all temporal at the problem level. The measured block already packed its inputs and
+  // wrote C, so the problem level adds nothing but its latency once: 100 + 3 * 100 + 100 = 500 ns.
+  const int64_t full[3] = {8, 2, 8};
+  const Estimate e = estimate(m, t, full);
+  CHECK(e.level[1].exec_s == Approx(100e-9));
+  CHECK(e.level[2].n_temporal == 4);
+  CHECK(e.level[2].store_s == 0);
+  CHECK(e.level[2].exec_s == Approx(500e-9));
+  CHECK(e.total_s == Approx(1.5e-6));
+  // A block clamped to 2x2x4: packing A scales with m x k (half), B with k x n (all), the tiles with m x n x k.
+  const int64_t half[3] = {2, 2, 4};
+  CHECK(estimate(m, t, half).level[1].exec_s == Approx((5 + 20 + 35) * 1e-9));
+  CHECK(estimate(m, t, half).total_s == Approx(1e-6 + 160e-9));
+  // Padded, Helix's model as printed, charges the whole block.
+  CHECK(estimate_padded(m, t, half).total_s == Approx(1e-6 + 200e-9));
+  // Never below the FMA latency chains of its register tiles: one 2x2 tile, 4 dependent k steps of 10 ns.
+  Machine slow_fma = m;
+  slow_fma.fma_latency_s = 10e-9;
+  CHECK(estimate(slow_fma, t, half).level[1].exec_s == Approx((5 + 20 + 40) * 1e-9));
+  // A packed A block serves every block to its right: 4x6x4 is three blocks along N sharing one A block.
+  const int64_t wide[3] = {4, 6, 4};
+  const Estimate shared = estimate(m, t, wide);
+  CHECK(shared.level[1].exec_s == Approx((10.0 / 3 + 20 + 70) * 1e-9));
+  CHECK(shared.level[2].exec_s == Approx((100 + 3 * (10.0 / 3 + 20 + 70)) * 1e-9));
+}
+
 TEST_CASE("more K is never cheaper and more parallel units are never slower", "[model]") {
   const strata::Arch arch = strata::load_arch(strata::test::source_path("archs/zen4-avx512.yaml"));
   const strata::Op op = strata::load_op(strata::test::source_path("ops/sgemm.yaml"));

@@ -102,6 +102,51 @@ TEST_CASE("profile records round-trip to identical bytes", "[profile]") {
   CHECK(find(good, "ukernel_avx512_1x16_k1") == nullptr);
 }
 
+TEST_CASE("level-1 records are optional, sorted, round-trip and are checked", "[profile]") {
+  ScratchDir dir;
+  const std::string with_level1 = std::string(kGoodRecords) +
+                                  "level1:\n"
+                                  "  - kernel: ukernel_avx512_6x64_k1\n"
+                                  "    block: [96, 256, 128]\n"
+                                  "    pack_a_seconds: 4e-06\n"
+                                  "    pack_b_seconds: 8.5e-06\n"
+                                  "    tiles_seconds: 5.1e-05\n"
+                                  "  - kernel: ukernel_avx512_14x32_k4\n"
+                                  "    block: [112, 256, 128]\n"
+                                  "    pack_a_seconds: 4.5e-06\n"
+                                  "    pack_b_seconds: 8e-06\n"
+                                  "    tiles_seconds: 5e-05\n";
+  const ProfileRecords loaded = load_records(dir.write("l1.yaml", with_level1));
+  REQUIRE(loaded.level1.size() == 2);
+  CHECK(loaded.level1[0].kernel == "ukernel_avx512_14x32_k4");  // sorted by kernel, then block
+  const Level1Record* r = find_level1(loaded, "ukernel_avx512_6x64_k1", {96, 256, 128});
+  REQUIRE(r != nullptr);
+  CHECK(r->pack_b_seconds == 8.5e-06);
+  CHECK(find_level1(loaded, "ukernel_avx512_6x64_k1", {96, 256, 64}) == nullptr);
+  const std::string written = write_records_yaml(loaded);
+  CHECK(write_records_yaml(load_records(dir.write("again.yaml", written))) == written);
+  CHECK(written.find("level1:\n  - kernel: ukernel_avx512_14x32_k4\n") != std::string::npos);
+  // Without level-1 records there is no level1 key at all: files made before it existed stay byte for byte.
+  CHECK(write_records_yaml(load_records(dir.write("l0.yaml", kGoodRecords))) == kGoodRecords);
+
+  CHECK_THAT(records_error(replaced(with_level1, "block: [96, 256, 128]", "block: [96, 256]")),
+             Catch::StartsWith("records.yaml:25:12: level1[0]: 'block' expected [m, n, k], three extents, found 2"));
+  CHECK_THAT(records_error(replaced(with_level1, "kernel: ukernel_avx512_14x32_k4\n    block: [112, 256, 128]",
+                                    "kernel: ukernel_avx512_6x64_k1\n    block: [96, 256, 128]")),
+             Catch::StartsWith("records.yaml:29:5: level1[1]: block 96x256x128 of kernel 'ukernel_avx512_6x64_k1' is "
+                               "already recorded at line 24"));
+  CHECK_THAT(records_error(replaced(with_level1, "    tiles_seconds: 5e-05\n", "")),
+             Catch::Contains("level1[1]: missing required key 'tiles_seconds'"));
+  CHECK_THAT(records_error(replaced(with_level1, "pack_a_seconds: 4e-06", "pack_a_seconds: 0")),
+             Catch::Contains("level1[0]: 'pack_a_seconds' must be > 0"));
+  CHECK_THAT(records_error(std::string(kGoodRecords) + "level1: 2\n"),
+             Catch::StartsWith("records.yaml:23:9: the top level: 'level1' expected a list of level-1 records"));
+
+  ProfileRecords twice = loaded;
+  twice.level1.push_back(twice.level1[0]);
+  CHECK_THROWS_WITH(write_records_yaml(twice), Catch::Contains("appears twice"));
+}
+
 TEST_CASE("profile records cannot be written when a reader would reject them", "[profile]") {
   ProfileRecords r = sample_records();
   r.records[0].gflops = std::nan("");
@@ -187,7 +232,10 @@ TEST_CASE("level-0 kernels profile on the host", "[profile]") {
   const Arch arch = load_arch(source_path(arch_file));
   ProfileOptions options;
   options.jobs = 2;
-  const ProfileRecords records = profile_on_host(arch, "sgemm", kernels, options);
+  // One level-1 block of the first kernel as well: two register tiles tall, two wide, 16 of its k steps deep.
+  const UkernelSpec& first = kernels.front();
+  const std::array<int64_t, 3> block{2 * first.mr, 2 * first.nr, 16 * first.ku};
+  const ProfileRecords records = profile_on_host(arch, "sgemm", kernels, options, {{first.name(), block}});
   CHECK(records.arch == arch.name);
   CHECK(records.arch_sha256 == arch.content_sha);
   CHECK(records.op == "sgemm");
@@ -208,6 +256,21 @@ TEST_CASE("level-0 kernels profile on the host", "[profile]") {
     CHECK(r->gflops < 10000);
     CHECK(seconds_per_level0_tile(*r) > 0);
   }
+  REQUIRE(records.level1.size() == 1);
+  const Level1Record* l1 = find_level1(records, first.name(), block);
+  REQUIRE(l1 != nullptr);
+  INFO("level 1: pack A " << l1->pack_a_seconds << " s, pack B " << l1->pack_b_seconds << " s, tiles "
+                          << l1->tiles_seconds << " s");
+  for (double t : {l1->pack_a_seconds, l1->pack_b_seconds, l1->tiles_seconds}) {
+    CHECK(std::isfinite(t));
+    CHECK(t > 0);
+    CHECK(t < 0.01);  // a few thousand multiply-adds and the copies of a few KiB
+  }
+  // The block's four register tiles cannot run faster than the tile does on L1-resident panels (slack for noise):
+  // a profiled tile call is 256 deep, each of the block's is 16 * ku.
+  const double tile_call_s = find(records, first.name())->seconds_per_call * (16.0 * first.ku) / 256.0;
+  CHECK(l1->tiles_seconds * 1.5 > 4 * tile_call_s);
+  CHECK(records.method.find("Level 1:") != std::string::npos);
   ScratchDir dir;
   const std::string text = write_records_yaml(records);
   CHECK(write_records_yaml(load_records(dir.write("profile.yaml", text))) == text);

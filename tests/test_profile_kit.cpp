@@ -14,6 +14,8 @@
 #include <map>
 
 #include "profile/host_profiler.h"
+#include "profile/profile_kit.h"
+#include "render/template_renderer.h"
 #include "profile/records.h"
 #include "sieve/sieve.h"
 #include "spec/arch_loader.h"
@@ -192,6 +194,37 @@ TEST_CASE("profile-kit writes a deterministic standalone kit", "[profile-kit]") 
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.err, Catch::StartsWith("strata: error: pkg: is a Strata package, not a profile kit"));
   CHECK(fs::exists(dir.path() + "/pkg/src/dispatch.cpp"));
+}
+
+TEST_CASE("a kit given level-1 blocks lists them for its profiler and rejects blocks it cannot run",
+          "[profile-kit]") {
+  const Arch arch = load_arch(source_path("archs/x86-avx2.yaml"));
+  const UkernelSpec a{VectorIsa::avx2, 8, 6, 16, 2, 16}, b{VectorIsa::avx2, 8, 4, 8, 1, 16};
+  TemplateRenderer renderer(default_templates_dir());
+  KitInputs in;
+  in.arch = &arch;
+  in.op_name = "sgemm";
+  in.kernels = {a, b};
+  in.blocks = {{a.name(), {12, 32, 64}}, {b.name(), {4, 8, 1}}};
+  const ProfileKit kit = render_profile_kit(in, renderer);
+  const std::string& profiler = kit.files.at("src/profiler.cpp");
+  // Kernels are sorted by name (4x8 before 6x16), and each block names its kernel's index in that table.
+  CHECK_THAT(profiler, Catch::Contains("    { 1, 12, 32, 64 },\n    { 0, 4, 8, 1 },\n    {0, 0, 0, 0}};"));
+  CHECK_THAT(kit.files.at("manifest.yaml"), Catch::Contains("\nlevel1_blocks: 2\n"));
+  // Without blocks the table is empty and the manifest says nothing of level 1.
+  in.blocks.clear();
+  const ProfileKit plain = render_profile_kit(in, renderer);
+  CHECK_THAT(plain.files.at("src/profiler.cpp"), Catch::Contains("const Block kBlocks[] = {\n    {0, 0, 0, 0}};"));
+  CHECK_THAT(plain.files.at("manifest.yaml"), !Catch::Contains("level1"));
+
+  in.blocks = {{a.name(), {12, 24, 64}}};  // 24 columns are not whole 16-wide register tiles
+  CHECK_THROWS_WITH(render_profile_kit(in, renderer),
+                    Catch::Contains("level-1 block " + a.name() + " 12x24x64: the extents must be positive multiples "
+                                    "of the register tile 6x16x2"));
+  in.blocks = {{"ukernel_avx2_5x8_k1", {5, 8, 1}}};
+  CHECK_THROWS_WITH(render_profile_kit(in, renderer), Catch::Contains("the kit holds no kernel of that name"));
+  in.blocks = {{b.name(), {4, 8, 1}}, {b.name(), {4, 8, 1}}};
+  CHECK_THROWS_WITH(render_profile_kit(in, renderer), Catch::Contains("is listed twice"));
 }
 
 TEST_CASE("the profile-kit loop on this host: build the kit, run it, generate with its records", "[profile-kit]") {
