@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   ef8d5627fa93870d53abbf0260a3e61e2b25c5c291a11bfafde9e0769cdb9a91  template cpu/dispatch.cpp.tpl
+//   46739361f335436b2330258bac604039d9cdae44572a4ba8b71a07c661c50a3a  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -53,16 +53,17 @@ struct Kernel {
   int64_t m1, n1, k1;      // level 1: the cache block a thread packs and runs
   int64_t m2, n2, k2;      // level 2: the block of cache blocks spread over threads
   double level0_seconds;   // profiled time of one mr x nr x ku tile step; 0 when modelled
+  strata_model::Level1Measured level1;  // profiled time of one level-1 tile in its parts; all 0 when modelled
 };
 
 constexpr Kernel kKernels[] = {
-    {"k0_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 66, 64, 128, 0.0},
-    {"k1_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 8, 128, 33, 32, 128, 0.0},
-    {"k2_ukernel_neon_13x8_k8", &ukernel_neon_13x8_k8_packed, &ukernel_neon_13x8_k8_direct, &ukernel_neon_13x8_k8_pack_a, &ukernel_neon_13x8_k8_pack_b, 13, 8, 8, 52, 64, 128, 208, 64, 128, 0.0},
-    {"k3_ukernel_neon_12x8_k8", &ukernel_neon_12x8_k8_packed, &ukernel_neon_12x8_k8_direct, &ukernel_neon_12x8_k8_pack_a, &ukernel_neon_12x8_k8_pack_b, 12, 8, 8, 144, 128, 128, 144, 512, 128, 0.0},
-    {"k4_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 8, 12, 128, 32, 12, 256, 0.0},
-    {"k5_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 33, 128, 128, 0.0},
-    {"k6_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 128, 144, 128, 512, 144, 128, 0.0},
+    {"k0_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 66, 64, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k1_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 8, 128, 33, 32, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k2_ukernel_neon_13x8_k8", &ukernel_neon_13x8_k8_packed, &ukernel_neon_13x8_k8_direct, &ukernel_neon_13x8_k8_pack_a, &ukernel_neon_13x8_k8_pack_b, 13, 8, 8, 52, 64, 128, 208, 64, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k3_ukernel_neon_12x8_k8", &ukernel_neon_12x8_k8_packed, &ukernel_neon_12x8_k8_direct, &ukernel_neon_12x8_k8_pack_a, &ukernel_neon_12x8_k8_pack_b, 12, 8, 8, 144, 128, 128, 144, 512, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k4_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 8, 12, 128, 32, 12, 256, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k5_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 33, 128, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k6_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 128, 144, 128, 512, 144, 128, 0.0, { 0.0, 0.0, 0.0 }},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -120,6 +121,7 @@ strata_model::Tiling tiling_of(int32_t id) {
   for (int l = 0; l < 3; ++l)
     for (int a = 0; a < 3; ++a) t.tile[l][a] = tiles[l][a];
   t.l0_measured_s = k.level0_seconds;
+  t.l1 = k.level1;
   return t;
 }
 

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   93a90338a2c1d5eb6f9e1af9ae1b9dbe0096c2f84f1a483687ba99246b3548cf  template cost_model.h
+//   8527641e2185ba07bffb3f8afde29ee3ec29d4be771102daa064bdce30069304  template cost_model.h
 
 // Strata's performance model (Helix, SC'25, §5.2, Eqs. 1-8), header-only and dependency-free.
 //
@@ -47,6 +47,12 @@
 // Level 0 has no sub-tiles: its compute time is FLOPs / F (Eq. 3) with F the peak of one level-0 unit, its
 // operands come from the memory it is staged in, and N_temp = N_par = 1. A profiled level 0 replaces all of
 // that with the measured time of one level-0 tile.
+// A profiled level 1 replaces Eqs. 2-7 at level 1 with the measured time of one level-1 tile, which includes what
+// the model would charge the level above for it: packing its A and B panels from where they live (the memory of
+// the level above) and reading and writing its C. So the level above pays no load or store for such a sub-tile,
+// only its execution, and the measurement comes in three parts that scale differently when the problem clamps the
+// tile: packing A with the tile's m x k, packing B with its k x n, the register tiles with its m x n x k (never
+// below the FMA latency chain of each register tile's k steps).
 // The whole call: T_runtime = T_launch + T_exec(problem level)                        (Eq. 8)
 //
 // Edges. estimate_padded() is Helix's model as printed: partial tiles cost as much as full ones. estimate()
@@ -104,9 +110,11 @@ inline double output_bytes(const Machine& m, const int64_t t[kAxes]) {
 inline double transfer_s(const LevelParams& p, double bytes) { return p.latency_s + bytes / p.bandwidth_Bps; }
 
 // Eq. 5 to 7 for a tile made of sub-tiles whose execution time is sub_exec_s. sub_in_registers: the sub-tile is
-// a register tile, which keeps its partial sums in registers across k.
+// a register tile, which keeps its partial sums in registers across k. sub_measured: sub_exec_s is a profiled
+// level-1 time, which already moved the sub-tile's inputs and outputs (see above).
 inline LevelCost level_cost(const Machine& m, const LevelParams& p, const int64_t tile[kAxes],
-                            const int64_t sub[kAxes], double sub_exec_s, bool sub_in_registers) {
+                            const int64_t sub[kAxes], double sub_exec_s, bool sub_in_registers,
+                            bool sub_measured = false) {
   LevelCost c{};
   c.n_temporal = 1;
   c.n_parallel = 1;
@@ -121,10 +129,11 @@ inline LevelCost level_cost(const Machine& m, const LevelParams& p, const int64_
   const int64_t n_k = ceil_div(tile[2], sub[2]);
   if (!sub_in_registers && n_k > 1)
     bytes += 2.0 * output_bytes(m, sub) * static_cast<double>(n_k - 1) / static_cast<double>(n_k);
-  const double step_s = bytes / p.bandwidth_Bps;
+  const double step_s = sub_measured ? 0.0 : bytes / p.bandwidth_Bps;
   c.load_s = p.latency_s + step_s;
-  c.store_s =
-      sub_in_registers ? 2.0 * output_bytes(m, sub) / m.problem.bandwidth_Bps : transfer_s(p, output_bytes(m, sub));
+  c.store_s = sub_measured       ? 0.0
+              : sub_in_registers ? 2.0 * output_bytes(m, sub) / m.problem.bandwidth_Bps
+                                 : transfer_s(p, output_bytes(m, sub));
   c.compute_s = sub_exec_s;
   const double per_iteration_s = p.serial_load ? step_s + c.compute_s : (step_s > c.compute_s ? step_s : c.compute_s);
   c.temporal_s = c.load_s + static_cast<double>(c.n_temporal - 1) * per_iteration_s + c.compute_s + c.store_s;
@@ -160,10 +169,21 @@ inline LevelCost level0_cost(const Machine& m, const int64_t tile[kAxes], double
   return c;
 }
 
+// The profiled time of one full level-1 tile, in its three parts (see "A profiled level 1" above); all 0 when
+// level 1 is modelled.
+struct Level1Measured {
+  double pack_a_s;  // packing the tile's A block (M1 x K1)
+  double pack_b_s;  // packing its B block (K1 x N1)
+  double tiles_s;   // running its register tiles over the packed panels, C read and written
+};
+
+inline bool measured(const Level1Measured& l1) { return l1.tiles_s > 0; }
+
 // A full tiling: one tile per level, each an integer multiple of the one below.
 struct Tiling {
   int64_t tile[kMaxLevels][kAxes];
   double l0_measured_s;  // > 0: profiled time of one level-0 tile
+  Level1Measured l1;     // profiled level 1, or all 0
 };
 
 struct Estimate {
@@ -171,17 +191,45 @@ struct Estimate {
   double total_s;                   // Eq. 8
 };
 
-// Eq. 8 over the given tiles (t.tile[num_levels] is ignored); shape must be non-empty.
+// A level-1 tile's measured cost: its execution time, with nothing modelled inside it.
+inline LevelCost measured_cost(double exec_s) {
+  LevelCost c{};
+  c.n_temporal = c.n_parallel = c.waves = 1;
+  c.compute_s = c.temporal_s = c.exec_s = exec_s;
+  return c;
+}
+
+// Eq. 8 over the given tiles (t.tile[num_levels] is ignored); shape must be non-empty. l1_s > 0: the measured
+// time of the level-1 tile as given (already scaled to its extent), replacing the model there.
 inline Estimate estimate_tiles(const Machine& m, const int64_t tiles[kMaxLevels][kAxes], double l0_s,
-                               const int64_t shape[kAxes]) {
+                               const int64_t shape[kAxes], double l1_s = 0.0) {
   Estimate e{};
   e.level[0] = level0_cost(m, tiles[0], l0_s);
+  const bool l1_measured = l1_s > 0 && m.num_levels > 1;
   for (int l = 1; l < m.num_levels; ++l)
-    e.level[l] = level_cost(m, m.level[l], tiles[l], tiles[l - 1], e.level[l - 1].exec_s, l == 1);
+    e.level[l] = l == 1 && l1_measured
+                     ? measured_cost(l1_s)
+                     : level_cost(m, m.level[l], tiles[l], tiles[l - 1], e.level[l - 1].exec_s, l == 1,
+                                  l == 2 && l1_measured);
   const int top = m.num_levels;
-  e.level[top] = level_cost(m, m.problem, shape, tiles[top - 1], e.level[top - 1].exec_s, top == 1);
+  e.level[top] = level_cost(m, m.problem, shape, tiles[top - 1], e.level[top - 1].exec_s, top == 1,
+                            top == 2 && l1_measured);
   e.total_s = m.launch_s + e.level[top].exec_s;
   return e;
+}
+
+// The measured time of a level-1 tile clamped from full[] to extent[] (see "A profiled level 1" above); mr and nr
+// are the register tile's rows and columns. A packed block serves several level-1 tiles, and each of them is
+// charged its share: an A block every tile of its rows along N (a_uses; the CPU dispatcher keeps packed A blocks
+// for the level-2 tiles to the right), a B block every tile of its column in a level-2 tile (b_uses).
+inline double level1_seconds(const Machine& m, const Level1Measured& l1, const int64_t full[kAxes],
+                             const int64_t extent[kAxes], int64_t mr, int64_t nr, int64_t a_uses, int64_t b_uses) {
+  const auto d = [](int64_t x) { return static_cast<double>(x); };
+  const double pack_a = l1.pack_a_s * d(extent[0]) * d(extent[2]) / (d(full[0]) * d(full[2]) * d(a_uses));
+  const double pack_b = l1.pack_b_s * d(extent[2]) * d(extent[1]) / (d(full[2]) * d(full[1]) * d(b_uses));
+  const double tiles = l1.tiles_s * d(extent[0]) * d(extent[1]) * d(extent[2]) / (d(full[0]) * d(full[1]) * d(full[2]));
+  const double chains = d(ceil_div(extent[0], mr)) * d(ceil_div(extent[1], nr)) * d(extent[2]) * m.fma_latency_s;
+  return pack_a + pack_b + (tiles > chains ? tiles : chains);
 }
 
 inline bool empty_problem(const int64_t shape[kAxes]) { return shape[0] <= 0 || shape[1] <= 0 || shape[2] <= 0; }
@@ -193,7 +241,8 @@ inline Estimate estimate_padded(const Machine& m, const Tiling& t, const int64_t
     e.total_s = m.launch_s;
     return e;
   }
-  return estimate_tiles(m, t.tile, t.l0_measured_s, shape);
+  const double l1_s = measured(t.l1) ? t.l1.pack_a_s + t.l1.pack_b_s + t.l1.tiles_s : 0.0;
+  return estimate_tiles(m, t.tile, t.l0_measured_s, shape, l1_s);
 }
 
 // The model with tiles clamped to the problem (see "Edges" above).
@@ -216,7 +265,13 @@ inline Estimate estimate(const Machine& m, const Tiling& t, const int64_t shape[
     const double chain_s = static_cast<double>(eff[0][2]) * m.fma_latency_s;
     if (l0_s < chain_s) l0_s = chain_s;
   }
-  return estimate_tiles(m, eff, l0_s, shape);
+  double l1_s = 0;
+  if (measured(t.l1) && m.num_levels > 1) {
+    const int64_t a_uses = ceil_div(shape[1], eff[1][1]);
+    const int64_t b_uses = m.num_levels > 2 ? ceil_div(eff[2][0], eff[1][0]) : 1;
+    l1_s = level1_seconds(m, t.l1, t.tile[1], eff[1], t.tile[0][0], t.tile[0][1], a_uses, b_uses);
+  }
+  return estimate_tiles(m, eff, l0_s, shape, l1_s);
 }
 
 }  // namespace strata_model

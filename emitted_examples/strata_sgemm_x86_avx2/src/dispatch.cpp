@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   ef8d5627fa93870d53abbf0260a3e61e2b25c5c291a11bfafde9e0769cdb9a91  template cpu/dispatch.cpp.tpl
+//   46739361f335436b2330258bac604039d9cdae44572a4ba8b71a07c661c50a3a  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -54,17 +54,18 @@ struct Kernel {
   int64_t m1, n1, k1;      // level 1: the cache block a thread packs and runs
   int64_t m2, n2, k2;      // level 2: the block of cache blocks spread over threads
   double level0_seconds;   // profiled time of one mr x nr x ku tile step; 0 when modelled
+  strata_model::Level1Measured level1;  // profiled time of one level-1 tile in its parts; all 0 when modelled
 };
 
 constexpr Kernel kKernels[] = {
-    {"k0_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 64, 48, 256, 1.9615625e-08},
-    {"k1_ukernel_avx2_6x16_k4", &ukernel_avx2_6x16_k4_packed, &ukernel_avx2_6x16_k4_direct, &ukernel_avx2_6x16_k4_pack_a, &ukernel_avx2_6x16_k4_pack_b, 6, 16, 4, 18, 32, 128, 36, 64, 128, 1.00515625e-08},
-    {"k2_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 48, 256, 128, 48, 256, 1.9615625e-08},
-    {"k3_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 32, 96, 256, 1.9615625e-08},
-    {"k4_ukernel_avx2_13x8_k2", &ukernel_avx2_13x8_k2_packed, &ukernel_avx2_13x8_k2_direct, &ukernel_avx2_13x8_k2_pack_a, &ukernel_avx2_13x8_k2_pack_b, 13, 8, 2, 13, 8, 64, 52, 8, 64, 6.29296875e-09},
-    {"k5_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 80, 64, 256, 80, 256, 256, 1.6521875e-08},
-    {"k6_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 10, 16, 256, 40, 16, 256, 1.6521875e-08},
-    {"k7_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 64, 96, 256, 256, 96, 256, 1.9615625e-08},
+    {"k0_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 64, 48, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
+    {"k1_ukernel_avx2_6x16_k4", &ukernel_avx2_6x16_k4_packed, &ukernel_avx2_6x16_k4_direct, &ukernel_avx2_6x16_k4_pack_a, &ukernel_avx2_6x16_k4_pack_b, 6, 16, 4, 18, 32, 128, 36, 64, 128, 1.00515625e-08, { 0.0, 0.0, 0.0 }},
+    {"k2_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 48, 256, 128, 48, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
+    {"k3_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 32, 96, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
+    {"k4_ukernel_avx2_13x8_k2", &ukernel_avx2_13x8_k2_packed, &ukernel_avx2_13x8_k2_direct, &ukernel_avx2_13x8_k2_pack_a, &ukernel_avx2_13x8_k2_pack_b, 13, 8, 2, 13, 8, 64, 52, 8, 64, 6.29296875e-09, { 0.0, 0.0, 0.0 }},
+    {"k5_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 80, 64, 256, 80, 256, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
+    {"k6_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 10, 16, 256, 40, 16, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
+    {"k7_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 64, 96, 256, 256, 96, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -122,6 +123,7 @@ strata_model::Tiling tiling_of(int32_t id) {
   for (int l = 0; l < 3; ++l)
     for (int a = 0; a < 3; ++a) t.tile[l][a] = tiles[l][a];
   t.l0_measured_s = k.level0_seconds;
+  t.l1 = k.level1;
   return t;
 }
 

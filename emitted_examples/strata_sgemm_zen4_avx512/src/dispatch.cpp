@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   ef8d5627fa93870d53abbf0260a3e61e2b25c5c291a11bfafde9e0769cdb9a91  template cpu/dispatch.cpp.tpl
+//   46739361f335436b2330258bac604039d9cdae44572a4ba8b71a07c661c50a3a  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -54,16 +54,17 @@ struct Kernel {
   int64_t m1, n1, k1;      // level 1: the cache block a thread packs and runs
   int64_t m2, n2, k2;      // level 2: the block of cache blocks spread over threads
   double level0_seconds;   // profiled time of one mr x nr x ku tile step; 0 when modelled
+  strata_model::Level1Measured level1;  // profiled time of one level-1 tile in its parts; all 0 when modelled
 };
 
 constexpr Kernel kKernels[] = {
-    {"k0_ukernel_avx512_11x32_k4", &ukernel_avx512_11x32_k4_packed, &ukernel_avx512_11x32_k4_direct, &ukernel_avx512_11x32_k4_pack_a, &ukernel_avx512_11x32_k4_pack_b, 11, 32, 4, 66, 64, 128, 66, 128, 256, 1.965625e-08},
-    {"k1_ukernel_avx512_9x48_k8", &ukernel_avx512_9x48_k8_packed, &ukernel_avx512_9x48_k8_direct, &ukernel_avx512_9x48_k8_pack_a, &ukernel_avx512_9x48_k8_pack_b, 9, 48, 8, 108, 96, 384, 216, 96, 384, 4.84375e-08},
-    {"k2_ukernel_avx512_11x16_k4", &ukernel_avx512_11x16_k4_packed, &ukernel_avx512_11x16_k4_direct, &ukernel_avx512_11x16_k4_pack_a, &ukernel_avx512_11x16_k4_pack_b, 11, 16, 4, 11, 16, 64, 22, 16, 64, 1.10625e-08},
-    {"k3_ukernel_avx512_9x48_k8", &ukernel_avx512_9x48_k8_packed, &ukernel_avx512_9x48_k8_direct, &ukernel_avx512_9x48_k8_pack_a, &ukernel_avx512_9x48_k8_pack_b, 9, 48, 8, 108, 96, 256, 108, 192, 256, 4.84375e-08},
-    {"k4_ukernel_avx512_11x32_k4", &ukernel_avx512_11x32_k4_packed, &ukernel_avx512_11x32_k4_direct, &ukernel_avx512_11x32_k4_pack_a, &ukernel_avx512_11x32_k4_pack_b, 11, 32, 4, 33, 64, 64, 66, 64, 64, 1.965625e-08},
-    {"k5_ukernel_avx512_11x32_k4", &ukernel_avx512_11x32_k4_packed, &ukernel_avx512_11x32_k4_direct, &ukernel_avx512_11x32_k4_pack_a, &ukernel_avx512_11x32_k4_pack_b, 11, 32, 4, 132, 128, 192, 264, 128, 192, 1.965625e-08},
-    {"k6_ukernel_avx512_11x16_k4", &ukernel_avx512_11x16_k4_packed, &ukernel_avx512_11x16_k4_direct, &ukernel_avx512_11x16_k4_pack_a, &ukernel_avx512_11x16_k4_pack_b, 11, 16, 4, 11, 16, 128, 11, 32, 128, 1.10625e-08},
+    {"k0_ukernel_avx512_11x32_k4", &ukernel_avx512_11x32_k4_packed, &ukernel_avx512_11x32_k4_direct, &ukernel_avx512_11x32_k4_pack_a, &ukernel_avx512_11x32_k4_pack_b, 11, 32, 4, 66, 64, 128, 66, 128, 256, 1.965625e-08, { 0.0, 0.0, 0.0 }},
+    {"k1_ukernel_avx512_9x48_k8", &ukernel_avx512_9x48_k8_packed, &ukernel_avx512_9x48_k8_direct, &ukernel_avx512_9x48_k8_pack_a, &ukernel_avx512_9x48_k8_pack_b, 9, 48, 8, 108, 96, 384, 216, 96, 384, 4.84375e-08, { 0.0, 0.0, 0.0 }},
+    {"k2_ukernel_avx512_11x16_k4", &ukernel_avx512_11x16_k4_packed, &ukernel_avx512_11x16_k4_direct, &ukernel_avx512_11x16_k4_pack_a, &ukernel_avx512_11x16_k4_pack_b, 11, 16, 4, 11, 16, 64, 22, 16, 64, 1.10625e-08, { 0.0, 0.0, 0.0 }},
+    {"k3_ukernel_avx512_9x48_k8", &ukernel_avx512_9x48_k8_packed, &ukernel_avx512_9x48_k8_direct, &ukernel_avx512_9x48_k8_pack_a, &ukernel_avx512_9x48_k8_pack_b, 9, 48, 8, 108, 96, 256, 108, 192, 256, 4.84375e-08, { 0.0, 0.0, 0.0 }},
+    {"k4_ukernel_avx512_11x32_k4", &ukernel_avx512_11x32_k4_packed, &ukernel_avx512_11x32_k4_direct, &ukernel_avx512_11x32_k4_pack_a, &ukernel_avx512_11x32_k4_pack_b, 11, 32, 4, 33, 64, 64, 66, 64, 64, 1.965625e-08, { 0.0, 0.0, 0.0 }},
+    {"k5_ukernel_avx512_11x32_k4", &ukernel_avx512_11x32_k4_packed, &ukernel_avx512_11x32_k4_direct, &ukernel_avx512_11x32_k4_pack_a, &ukernel_avx512_11x32_k4_pack_b, 11, 32, 4, 132, 128, 192, 264, 128, 192, 1.965625e-08, { 0.0, 0.0, 0.0 }},
+    {"k6_ukernel_avx512_11x16_k4", &ukernel_avx512_11x16_k4_packed, &ukernel_avx512_11x16_k4_direct, &ukernel_avx512_11x16_k4_pack_a, &ukernel_avx512_11x16_k4_pack_b, 11, 16, 4, 11, 16, 128, 11, 32, 128, 1.10625e-08, { 0.0, 0.0, 0.0 }},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -121,6 +122,7 @@ strata_model::Tiling tiling_of(int32_t id) {
   for (int l = 0; l < 3; ++l)
     for (int a = 0; a < 3; ++a) t.tile[l][a] = tiles[l][a];
   t.l0_measured_s = k.level0_seconds;
+  t.l1 = k.level1;
   return t;
 }
 

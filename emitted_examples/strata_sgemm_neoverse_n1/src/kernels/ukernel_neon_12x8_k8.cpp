@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   2f1f57a7b84aa1fa7a232feb6cc3e4719c403b3070f5e2ee2ad3204a36d7be83  template cpu/ukernel.cpp.tpl
+//   0f2360713f162b72b979b11619cddfcef842977e051cd11c8df119dca0727142  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 12 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).

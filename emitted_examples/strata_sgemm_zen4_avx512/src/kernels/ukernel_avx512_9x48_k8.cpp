@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   2f1f57a7b84aa1fa7a232feb6cc3e4719c403b3070f5e2ee2ad3204a36d7be83  template cpu/ukernel.cpp.tpl
+//   0f2360713f162b72b979b11619cddfcef842977e051cd11c8df119dca0727142  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 9 x 48 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 142.70 GFLOP/s (1.55e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
