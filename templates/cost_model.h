@@ -199,13 +199,12 @@ inline Estimate estimate_tiles(const Machine& m, const int64_t tiles[kMaxLevels]
   e.level[0] = level0_cost(m, tiles[0], l0_s);
   const bool l1_measured = l1_s > 0 && m.num_levels > 1;
   for (int l = 1; l < m.num_levels; ++l)
-    e.level[l] = l == 1 && l1_measured
-                     ? measured_cost(l1_s)
-                     : level_cost(m, m.level[l], tiles[l], tiles[l - 1], e.level[l - 1].exec_s, l == 1,
-                                  l == 2 && l1_measured);
+    e.level[l] = l == 1 && l1_measured ? measured_cost(l1_s)
+                                       : level_cost(m, m.level[l], tiles[l], tiles[l - 1], e.level[l - 1].exec_s,
+                                                    l == 1, l == 2 && l1_measured);
   const int top = m.num_levels;
-  e.level[top] = level_cost(m, m.problem, shape, tiles[top - 1], e.level[top - 1].exec_s, top == 1,
-                            top == 2 && l1_measured);
+  e.level[top] =
+      level_cost(m, m.problem, shape, tiles[top - 1], e.level[top - 1].exec_s, top == 1, top == 2 && l1_measured);
   e.total_s = m.launch_s + e.level[top].exec_s;
   return e;
 }
@@ -219,7 +218,8 @@ inline double level1_seconds(const Machine& m, const Level1Measured& l1, const i
   const auto d = [](int64_t x) { return static_cast<double>(x); };
   const double pack_a = l1.pack_a_s * d(extent[0]) * d(extent[2]) / (d(full[0]) * d(full[2]) * d(a_uses));
   const double pack_b = l1.pack_b_s * d(extent[2]) * d(extent[1]) / (d(full[2]) * d(full[1]) * d(b_uses));
-  const double tiles = l1.tiles_s * d(extent[0]) * d(extent[1]) * d(extent[2]) / (d(full[0]) * d(full[1]) * d(full[2]));
+  const double tiles =
+      l1.tiles_s * d(extent[0]) * d(extent[1]) * d(extent[2]) / (d(full[0]) * d(full[1]) * d(full[2]));
   const double chains = d(ceil_div(extent[0], mr)) * d(ceil_div(extent[1], nr)) * d(extent[2]) * m.fma_latency_s;
   return pack_a + pack_b + (tiles > chains ? tiles : chains);
 }

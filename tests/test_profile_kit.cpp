@@ -15,8 +15,8 @@
 
 #include "profile/host_profiler.h"
 #include "profile/profile_kit.h"
-#include "render/template_renderer.h"
 #include "profile/records.h"
+#include "render/template_renderer.h"
 #include "sieve/sieve.h"
 #include "spec/arch_loader.h"
 #include "spec/op_loader.h"
@@ -219,7 +219,8 @@ TEST_CASE("a kit given level-1 blocks lists them for its profiler and rejects bl
 
   in.blocks = {{a.name(), {12, 24, 64}}};  // 24 columns are not whole 16-wide register tiles
   CHECK_THROWS_WITH(render_profile_kit(in, renderer),
-                    Catch::Contains("level-1 block " + a.name() + " 12x24x64: the extents must be positive multiples "
+                    Catch::Contains("level-1 block " + a.name() +
+                                    " 12x24x64: the extents must be positive multiples "
                                     "of the register tile 6x16x2"));
   in.blocks = {{"ukernel_avx2_5x8_k1", {5, 8, 1}}};
   CHECK_THROWS_WITH(render_profile_kit(in, renderer), Catch::Contains("the kit holds no kernel of that name"));

@@ -88,10 +88,9 @@ SubTilings best_sub_tilings(const strata_model::Machine& machine, const SieveRes
         const double sub = best.exec_s[l - 1][static_cast<size_t>(child)];
         if (sub == std::numeric_limits<double>::infinity()) continue;
         const auto& sub_tile = sieve.levels[l - 1].candidates[static_cast<size_t>(child)].tile;
-        const double t =
-            strata_model::level_cost(machine, machine.level[l], cands[i].tile.data(), sub_tile.data(), sub, l == 1,
-                                     sub_tiles_measured(static_cast<int>(l), level1))
-                .exec_s;
+        const double t = strata_model::level_cost(machine, machine.level[l], cands[i].tile.data(), sub_tile.data(),
+                                                  sub, l == 1, sub_tiles_measured(static_cast<int>(l), level1))
+                             .exec_s;
         if (t < best.exec_s[l][i]) {
           best.exec_s[l][i] = t;
           best.child[l][i] = child;

@@ -30,8 +30,8 @@ using Level1Profile = std::vector<std::vector<std::pair<int, strata_model::Level
 // the cross-layer map). level0_seconds[i] > 0 replaces the model for level-0 candidate i (a profiled time);
 // level0_allowed, when not empty, restricts level 0 to the candidates marked true.
 struct SubTilings {
-  std::vector<std::vector<double>> exec_s;  // [level][candidate]; infinity when it cannot be built
-  std::vector<std::vector<int>> child;      // [level][candidate]; the child achieving exec_s, -1 at level 0
+  std::vector<std::vector<double>> exec_s;           // [level][candidate]; infinity when it cannot be built
+  std::vector<std::vector<int>> child;               // [level][candidate]; the child achieving exec_s, -1 at level 0
   std::vector<strata_model::Level1Measured> level1;  // [level-1 candidate]: the measurement used; empty: modelled
 };
 SubTilings best_sub_tilings(const strata_model::Machine& machine, const SieveResult& sieve,

@@ -124,9 +124,10 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
       level1 = level1_profile_from(arch, op, sieve, pool, records, source);
     } else if (!o.profile.empty() && records.cpu != host_cpu_id()) {
       // Level-1 times measured here would not describe the machine the level-0 times came from.
-      note(fmt::format("level 1 is modelled (Eqs. 2-7): {} holds no level-1 blocks for this selection, and was made "
-                       "on another CPU ({})",
-                       o.profile, records.cpu));
+      note(
+          fmt::format("level 1 is modelled (Eqs. 2-7): {} holds no level-1 blocks for this selection, and was made "
+                      "on another CPU ({})",
+                      o.profile, records.cpu));
     } else if (!host_runs(arch.isa.vector)) {
       note(fmt::format("level 1 is modelled (Eqs. 2-7): this host cannot run {} micro-kernels",
                        isa_display_name(arch.isa.vector)));

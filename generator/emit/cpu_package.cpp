@@ -144,8 +144,8 @@ Level1Profile level1_profile_from(const Arch& arch, const Op& op, const SieveRes
                     fmt::format("level 1 is profiled but the records hold no level-1 block {} {}x{}x{}; profile "
                                 "again with this descriptor",
                                 kernel, c.tile[0], c.tile[1], c.tile[2]));
-      profile[i].emplace_back(child, strata_model::Level1Measured{r->pack_a_seconds, r->pack_b_seconds,
-                                                                  r->tiles_seconds});
+      profile[i].emplace_back(child,
+                              strata_model::Level1Measured{r->pack_a_seconds, r->pack_b_seconds, r->tiles_seconds});
     }
   }
   return profile;
@@ -206,7 +206,8 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
     kd->SetValue("K2", std::to_string(t[2][2]));
     kd->SetValue("L0_SECONDS", literal(k.tiling.l0_measured_s));
     const strata_model::Level1Measured& l1 = k.tiling.l1;
-    kd->SetValue("L1_SECONDS", fmt::format("{}, {}, {}", literal(l1.pack_a_s), literal(l1.pack_b_s), literal(l1.tiles_s)));
+    kd->SetValue("L1_SECONDS",
+                 fmt::format("{}, {}, {}", literal(l1.pack_a_s), literal(l1.pack_b_s), literal(l1.tiles_s)));
     const ProfileRecord* record = in.records ? find(*in.records, u.name()) : nullptr;
     kd->SetValue("L0_SOURCE", record ? fmt::format("profiled {:.1f} GFLOP/s", record->gflops) : "modelled");
     kd->SetValue("REASON", fmt::format("model's best on {} of {} grid shapes, e.g. {}x{}x{}", k.shapes_won,

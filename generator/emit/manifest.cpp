@@ -80,8 +80,9 @@ std::string render_manifest(const ManifestInputs& in, const std::vector<double>&
     const auto& l = arch.levels[i];
     // What was done, which is what the descriptor asks unless profiling was impossible (see analyzer above).
     const bool profiled = i == 0 ? in.records != nullptr : i == 1 ? in.level1_profiled : false;
-    y += fmt::format("    - {{name: {}, memory: {}, parallel_units: {}, analyzer: {}}}\n", l.name, l.memory,
-                     l.parallel_units, l.analyzer == Analyzer::profile && !profiled ? "model" : to_string(l.analyzer));
+    y +=
+        fmt::format("    - {{name: {}, memory: {}, parallel_units: {}, analyzer: {}}}\n", l.name, l.memory,
+                    l.parallel_units, l.analyzer == Analyzer::profile && !profiled ? "model" : to_string(l.analyzer));
   }
   const Selection& sel = *in.selection;
   y += "selection:\n";

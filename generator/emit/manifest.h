@@ -20,7 +20,7 @@ struct ManifestInputs {
   const ProfileRecords* records;  // null when level 0 is modelled
   std::string name;
   const std::map<std::string, std::string>* templates;  // template -> sha256
-  bool level1_profiled = false;  // level 1 measured (records->level1), not modelled
+  bool level1_profiled = false;                         // level 1 measured (records->level1), not modelled
 };
 
 std::string render_manifest(const ManifestInputs& in, const std::vector<double>& level0_seconds);

@@ -238,8 +238,8 @@ class Progress {
   bool open_ = false;
 };
 
-// Runs the kit's profiler, showing its "kernel I/N round R/RS: NAME" and "block I/N: NAME MxNxK" lines as progress, and loads the records file
-// it writes.
+// Runs the kit's profiler, showing its "kernel I/N round R/RS: NAME" and "block I/N: NAME MxNxK" lines as progress,
+// and loads the records file it writes.
 ProfileRecords run_profiler(const std::string& binary, const ProfileOptions& options, const TempDir& dir,
                             Progress& progress) {
   const std::string err = dir.file("run.log");

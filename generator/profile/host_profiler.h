@@ -1,6 +1,6 @@
 // Level-0 profiling on the host: the hybrid analyzer measures register tiles instead of modelling them, because
 // the few cycles a micro-kernel loses to its loads, broadcasts and loop overhead decide which tile wins and no
-// simple model predicts them.
+// simple model predicts them. Where a descriptor asks for it, level-1 blocks are timed the same way.
 //
 // Profiling on the host is the profile kit (profile_kit.h) run here: the kit is rendered into a temporary
 // directory, its files are compiled with the host compiler and the kit's own flags, its profiler runs once and

@@ -71,7 +71,8 @@ std::vector<size_t> block_kernels(const std::vector<UkernelSpec>& kernels, const
   std::set<std::pair<std::string, std::array<int64_t, 3>>> seen;
   for (const KitBlock& b : blocks) {
     const std::string text = fmt::format("{} {}x{}x{}", b.kernel, b.block[0], b.block[1], b.block[2]);
-    auto it = std::find_if(kernels.begin(), kernels.end(), [&](const UkernelSpec& k) { return k.name() == b.kernel; });
+    auto it =
+        std::find_if(kernels.begin(), kernels.end(), [&](const UkernelSpec& k) { return k.name() == b.kernel; });
     if (it == kernels.end()) fail(fmt::format("level-1 block {}: the kit holds no kernel of that name", text));
     if (b.block[0] < 1 || b.block[1] < 1 || b.block[2] < 1 || b.block[0] % it->mr != 0 || b.block[1] % it->nr != 0 ||
         b.block[2] % it->ku != 0)

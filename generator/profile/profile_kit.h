@@ -1,5 +1,6 @@
-// The profile kit: a standalone, dependency-free C++17 package that times level-0 micro-kernels on whatever
-// machine runs it and writes a strata-profile/1 records file itself (DESIGN.md, analyze: "for a target that is
+// The profile kit: a standalone, dependency-free C++17 package that times level-0 micro-kernels (and, when given
+// level-1 blocks, those blocks with their packing) on whatever machine runs it and writes a strata-profile/1
+// records file itself (DESIGN.md, analyze: "for a target that is
 // not the host, the generator emits a small standalone profiler package").
 //
 // It is the only way Strata measures kernels. `strata profile-kit` writes it for the user to build with the

@@ -191,9 +191,10 @@ std::string write_records_yaml(const ProfileRecords& records) {
     if (i > 0 && !level1_before(level1[i - 1], r))
       throw Error({}, fmt::format("cannot write profile records: level-1 block {} appears twice", what));
     if (!is_c_identifier(r.kernel) || r.block[0] < 1 || r.block[1] < 1 || r.block[2] < 1)
-      throw Error({}, fmt::format("cannot write level-1 record '{}': the kernel must be a C identifier and the block's "
-                                  "extents positive",
-                                  what));
+      throw Error({},
+                  fmt::format("cannot write level-1 record '{}': the kernel must be a C identifier and the block's "
+                              "extents positive",
+                              what));
     out += fmt::format("  - kernel: {}\n", r.kernel);
     out += fmt::format("    block: [{}, {}, {}]\n", r.block[0], r.block[1], r.block[2]);
     out += fmt::format("    pack_a_seconds: {}\n", yaml_number(what + " pack_a_seconds", r.pack_a_seconds));

@@ -49,8 +49,8 @@ struct ProfileRecord {
 // One profiled level-1 tile: a cache block of a level-0 kernel, timed in the three parts the cost model's level 1
 // takes (strata_model::Level1Measured).
 struct Level1Record {
-  std::string kernel;               // the level-0 kernel, UkernelSpec::name()
-  std::array<int64_t, 3> block{};   // m, n, k: integer multiples of the kernel's mr, nr and ku
+  std::string kernel;              // the level-0 kernel, UkernelSpec::name()
+  std::array<int64_t, 3> block{};  // m, n, k: integer multiples of the kernel's mr, nr and ku
   double pack_a_seconds = 0;
   double pack_b_seconds = 0;
   double tiles_seconds = 0;
