@@ -88,9 +88,9 @@ const Block kBlocks[] = {
 {{#BLOCK}}    { {{KERNEL_INDEX}}, {{M}}, {{N}}, {{K}} },
 {{/BLOCK}}    {0, 0, 0, 0}};
 constexpr size_t kBlockCount = sizeof(kBlocks) / sizeof(kBlocks[0]) - 1;
-// Bytes of each of the two pools level-1 sources and C blocks are taken from: at least four times the cache the
-// panels are packed for ({{PACK_CACHE}}), so a region is never still there when it comes round again, and at most
-// a quarter of {{SOURCE_CACHE}}, so that it is there.
+// Bytes of each of the two pools level-1 sources and C blocks are taken from: four times the cache the panels are
+// packed for ({{PACK_CACHE}}), so that a region has left it when it comes round again, or a quarter of
+// {{SOURCE_CACHE}} where that is more (at least 1 MiB).
 constexpr size_t kPoolBytes = {{POOL_BYTES}};
 constexpr int kBlockBatches = 5;
 constexpr int64_t kBlockBatchMacs = int64_t{1} << 20;  // a batch repeats a small block to about this much work
