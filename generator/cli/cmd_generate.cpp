@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -110,28 +109,23 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
   // Level 1: profiled where the descriptor asks for it and level 0 is profiled (the measured blocks are of the
   // selection's level-0 pool, which only measured level-0 times rank fairly), else modelled.
   Level1Profile level1;
-  const bool level1_asked = !arch.is_gpu() && arch.levels.size() > 1 && arch.levels[1].analyzer == Analyzer::profile;
-  if (level1_asked && !have_records) {
+  if (level1_profiling_asked(arch) && !have_records) {
     note("level 1 is modelled as well (Eqs. 2-7): it is profiled only on top of a profiled level 0");
-  } else if (level1_asked) {
+  } else if (level1_profiling_asked(arch)) {
     const std::vector<int> pool = level0_pool(sieve, machine, level0_seconds, so);
-    const std::vector<KitBlock> blocks = level1_blocks(arch, op, sieve, pool);
-    const bool recorded = std::all_of(blocks.begin(), blocks.end(), [&](const KitBlock& b) {
-      return find_level1(records, b.kernel, b.block) != nullptr;
-    });
-    const std::string source = o.profile.empty() ? o.output + "/profile_records.yaml" : o.profile;
-    if (recorded) {
-      level1 = level1_profile_from(arch, op, sieve, pool, records, source);
-    } else if (!o.profile.empty() && records.cpu != host_cpu_id()) {
+    std::vector<KitBlock> blocks;
+    level1 = level1_profile_from(arch, op, sieve, pool, records, &blocks);
+    const bool recorded = !level1.empty();  // records given or reused hold every block
+    if (!recorded && !o.profile.empty() && records.cpu != host_cpu_id()) {
       // Level-1 times measured here would not describe the machine the level-0 times came from.
       note(
           fmt::format("level 1 is modelled (Eqs. 2-7): {} holds no level-1 blocks for this selection, and was made "
                       "on another CPU ({})",
                       o.profile, records.cpu));
-    } else if (!host_runs(arch.isa.vector)) {
+    } else if (!recorded && !host_runs(arch.isa.vector)) {
       note(fmt::format("level 1 is modelled (Eqs. 2-7): this host cannot run {} micro-kernels",
                        isa_display_name(arch.isa.vector)));
-    } else {
+    } else if (!recorded) {
       std::vector<UkernelSpec> kernels;
       for (int i : pool) kernels.push_back(ukernel_for(arch, op, level0[static_cast<size_t>(i)]));
       ProfileOptions po;
@@ -140,9 +134,9 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
       note(fmt::format("profiling level 1: {} blocks of the {} level-0 tiles selection draws on", blocks.size(),
                        pool.size()));
       const ProfileRecords measured = profile_on_host(arch, op.name, kernels, po, blocks);
-      records.level1 = measured.level1;
+      records.level1 = measured.level1;  // every block this selection needs; the host profiler checked that
       records.method = measured.method;
-      level1 = level1_profile_from(arch, op, sieve, pool, records, "<profiler>");
+      level1 = level1_profile_from(arch, op, sieve, pool, records, &blocks);
     }
   }
   if (!level1.empty()) so.level1 = &level1;

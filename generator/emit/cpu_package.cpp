@@ -115,40 +115,32 @@ std::vector<double> level0_seconds_from(const Arch& arch, const Op& op, const Si
   return seconds;
 }
 
-std::vector<KitBlock> level1_blocks(const Arch& arch, const Op& op, const SieveResult& sieve,
-                                    const std::vector<int>& pool) {
-  std::vector<KitBlock> blocks;
-  if (sieve.levels.size() < 2) return blocks;
-  const std::set<int> in_pool(pool.begin(), pool.end());
-  for (const Candidate& c : sieve.levels[1].candidates)
-    for (int child : c.children)
-      if (in_pool.count(child))
-        blocks.push_back({ukernel_for(arch, op, sieve.levels[0].candidates[static_cast<size_t>(child)]).name(),
-                          {c.tile[0], c.tile[1], c.tile[2]}});
-  return blocks;
+bool level1_profiling_asked(const Arch& arch) {
+  return !arch.is_gpu() && arch.levels.size() > 1 && arch.levels[1].analyzer == Analyzer::profile;
 }
 
 Level1Profile level1_profile_from(const Arch& arch, const Op& op, const SieveResult& sieve,
                                   const std::vector<int>& pool, const ProfileRecords& records,
-                                  const std::string& records_file) {
+                                  std::vector<KitBlock>* blocks) {
+  blocks->clear();
   Level1Profile profile(sieve.levels.size() > 1 ? sieve.levels[1].candidates.size() : 0);
   const std::set<int> in_pool(pool.begin(), pool.end());
+  bool complete = true;
   for (size_t i = 0; i < profile.size(); ++i) {
     const Candidate& c = sieve.levels[1].candidates[i];
     for (int child : c.children) {
       if (!in_pool.count(child)) continue;
-      const std::string kernel = ukernel_for(arch, op, sieve.levels[0].candidates[static_cast<size_t>(child)]).name();
-      const Level1Record* r = find_level1(records, kernel, {c.tile[0], c.tile[1], c.tile[2]});
-      if (!r)
-        throw Error({records_file, 0, 0},
-                    fmt::format("level 1 is profiled but the records hold no level-1 block {} {}x{}x{}; profile "
-                                "again with this descriptor",
-                                kernel, c.tile[0], c.tile[1], c.tile[2]));
-      profile[i].emplace_back(child,
-                              strata_model::Level1Measured{r->pack_a_seconds, r->pack_b_seconds, r->tiles_seconds});
+      KitBlock b{ukernel_for(arch, op, sieve.levels[0].candidates[static_cast<size_t>(child)]).name(),
+                 {c.tile[0], c.tile[1], c.tile[2]}};
+      if (const Level1Record* r = find_level1(records, b.kernel, b.block))
+        profile[i].emplace_back(child,
+                                strata_model::Level1Measured{r->pack_a_seconds, r->pack_b_seconds, r->tiles_seconds});
+      else
+        complete = false;
+      blocks->push_back(std::move(b));
     }
   }
-  return profile;
+  return complete ? profile : Level1Profile{};
 }
 
 std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, TemplateRenderer& renderer) {

@@ -39,16 +39,16 @@ UkernelSpec ukernel_for(const Arch& arch, const Op& op, const Candidate& level0)
 std::vector<double> level0_seconds_from(const Arch& arch, const Op& op, const SieveResult& sieve,
                                         const ProfileRecords& records);
 
-// The level-1 tiles a profiled level 1 times: every level-1 candidate of `sieve` over each of its children in
-// `pool` (level-0 candidate indices), as the micro-kernel's name and the tile.
-std::vector<KitBlock> level1_blocks(const Arch& arch, const Op& op, const SieveResult& sieve,
-                                    const std::vector<int>& pool);
+// Whether `arch` asks for level 1 to be profiled: a CPU descriptor with `analyzer: profile` on level 1 (GPU levels
+// are modelled whatever the descriptor says).
+bool level1_profiling_asked(const Arch& arch);
 
-// The measured level 1 in `records` for those tiles (see Level1Profile). Throws strata::Error naming `records_file`
-// when a tile of level1_blocks() was not measured: a level half profiled and half modelled ranks nothing fairly.
+// The measured level 1 (see Level1Profile) for every level-1 candidate of `sieve` over each of its children in
+// `pool` (level-0 candidate indices), from `records`. *blocks receives all those tiles, as the kit's blocks to time.
+// Empty unless `records` hold every one of them: a level half profiled and half modelled ranks nothing fairly.
 Level1Profile level1_profile_from(const Arch& arch, const Op& op, const SieveResult& sieve,
                                   const std::vector<int>& pool, const ProfileRecords& records,
-                                  const std::string& records_file);
+                                  std::vector<KitBlock>* blocks);
 
 // Checks that this backend can emit `op` for `arch` (x86-64 AVX2/AVX-512 or AArch64 NEON, fp32, row-major A, B, C).
 void check_cpu_support(const Arch& arch, const Op& op);

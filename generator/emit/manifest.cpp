@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "emit/cpu_package.h"
 #include "emit/package_writer.h"
 #include "strata_version.h"
 
@@ -67,13 +68,12 @@ std::string render_manifest(const ManifestInputs& in, const std::vector<double>&
                                                               in.records->cpu, in.records->compiler)));
   else
     y += "  level0: \"modelled (Eq. 3): no profile records were used\"\n";
-  const bool level1_asked = arch.levels.size() > 1 && arch.levels[1].analyzer == Analyzer::profile && !arch.is_gpu();
   if (in.level1_profiled)
     y += fmt::format("  level1: {}\n",
                      yaml_quote(fmt::format("profiled: {} blocks of the level-0 pool's tiles, packing included "
                                             "(profile_records.yaml, level1)",
                                             in.records->level1.size())));
-  else if (level1_asked)
+  else if (level1_profiling_asked(arch))
     y += "  level1: \"modelled (Eqs. 2-7): the descriptor asks for profiling, but no level-1 records were made\"\n";
   y += "  levels:\n";
   for (size_t i = 0; i < arch.levels.size(); ++i) {
