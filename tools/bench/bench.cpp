@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "library.h"
+#include "openblas_core.h"
 #include "options.h"
 #include "peak.h"
 #include "reference.h"
@@ -70,6 +71,10 @@ void LoadLibraries(const Options& options, Libraries* libraries, RunInfo* info) 
       info->notes.push_back("peer " + name + " skipped: " + path +
                             " was not built (its library was not found when the benchmark was configured)");
       continue;
+    }
+    if (name == "openblas") {
+      const std::string note = ChooseOpenBlasCore(path);  // before loading: OpenBLAS picks its kernels as it loads
+      if (!note.empty()) info->notes.push_back(note);
     }
     std::string error;
     std::unique_ptr<Library> peer = LoadPeer(path, &error);
