@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   46739361f335436b2330258bac604039d9cdae44572a4ba8b71a07c661c50a3a  template cpu/dispatch.cpp.tpl
+//   e1817cd5329aab131e8e222e088e2025109be885d949f6e609f7a8232f0e8ef4  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -231,15 +231,19 @@ constexpr double kStripCallLaunches = 0.5;
 // The direct path's cost on `threads` threads. The model's levels describe the packed blocks, which the direct path
 // does not make: it runs register tiles over A and B in place, each tile its exact size. So its cost is the sum over
 // C's tiles of the profiled tile step scaled to the tile's rows, columns and depth (never below the FMA latency
-// chain of its k steps) plus the tile's C traffic at level 0's bandwidth (the cache register tiles load from), and the
-// strips' calls: the busiest thread's share of that, or the time to bring A, B and C from where they live, whichever
-// is longer.
+// chain of its k steps, nor below its loads) plus the tile's C traffic at level 0's bandwidth (the cache register
+// tiles load from): the busiest thread's share of that, or the time to bring A, B and C from where they live,
+// whichever is longer; and then the busiest thread's share of the strips' calls. The calls are not overlapped with
+// the memory time: where a call streams B from memory, every kernel's estimate was that stream's time, and the
+// first kernel won, with the most calls (1x768x768: the 23x16 tile's 48 strips per k slice, 1.3x slower than the
+// 4x64 tile's 12 on one thread, 2x on two; 5x2304x768: 1.45x slower than the 13x32 tile's 24).
 // Charging every edge tile as much as a full one, as the model does, made tall register tiles look worse than they
 // are on small M (31x31x31: the 4-row kernel chosen, 0.75 of the fastest).
 // direct_work() is the part that does not depend on the thread count, worked out once per kernel and call: a cold
 // plan tries every kernel on every thread count, and counting the strips again for each cost up to 0.6 us a plan.
 struct DirectWork {
-  double compute_s;  // every tile and strip, on one thread
+  double compute_s;  // every tile, on one thread
+  double calls_s;    // every strip's call, on one thread
   int64_t tiles;
   double bytes;  // A, B and C read, and C written
 };
@@ -251,9 +255,19 @@ DirectWork direct_work(const Kernel& k, int64_t M, int64_t N, int64_t K) {
                                              : 2.0 * static_cast<double>(k.mr * k.nr * k.ku) / m.unit_flops;
   const double k_steps = static_cast<double>(K) / static_cast<double>(k.ku);
   const double chain_s = static_cast<double>(K) * m.fma_latency_s;
+  // A k step of a tile in place loads one element of A per row (a broadcast) and its vectors of B: a tile with few
+  // rows or columns has few FMAs per load, and its loads bound it, which scaling the profiled step by the tile's
+  // share of the FMAs does not see (1x768x768: the 23x16 tile, two loads per FMA, estimated as fast as the 4x64
+  // one and 1.3x slower on one thread, 2x on two). A load takes a vector's bytes at level 0's bandwidth, or less
+  // where the profiled full tile, bound by its FMAs, shows the core loading faster (broadcasts are narrow loads).
+  const int64_t full_vectors = (k.nr + kVectorFloats - 1) / kVectorFloats;
+  const double load_s = std::min(static_cast<double>(kVectorFloats) * m.b_bytes / m.level[0].bandwidth_Bps,
+                                 step_s / static_cast<double>(k.ku * (k.mr + full_vectors)));
   auto tile_s = [&](int64_t rows, int64_t cols) {
     const double used = static_cast<double>(rows * cols) / static_cast<double>(k.mr * k.nr);
-    return std::max(step_s * used * k_steps, chain_s) +
+    const int64_t vectors = (cols + kVectorFloats - 1) / kVectorFloats;
+    const double loads_s = static_cast<double>(K * (rows + vectors)) * load_s;
+    return std::max({step_s * used * k_steps, loads_s, chain_s}) +
            2.0 * static_cast<double>(rows * cols) * m.c_bytes / m.level[0].bandwidth_Bps;
   };
   const int64_t full_m = M / k.mr, edge_m = M % k.mr, full_n = N / k.nr, edge_n = N % k.nr;
@@ -264,17 +278,17 @@ DirectWork direct_work(const Kernel& k, int64_t M, int64_t N, int64_t K) {
   const int64_t strips_n = full_n + (edge_n > 0 ? 1 : 0);
   const int64_t slice = direct_depth(k, M, N, K), block_rows = direct_block_rows(k, M, N, std::min(slice, K));
   const int64_t slices = slice >= K ? 1 : ceil_div(K, slice), blocks = block_rows >= M ? 1 : ceil_div(M, block_rows);
-  compute_s += static_cast<double>(slices * blocks * strips_n) * kStripCallLaunches * m.launch_s;
+  const double calls_s = static_cast<double>(slices * blocks * strips_n) * kStripCallLaunches * m.launch_s;
   const double bytes = static_cast<double>(M * K) * m.a_bytes + static_cast<double>(K * N) * m.b_bytes +
                        2.0 * static_cast<double>(M * N) * m.c_bytes;
-  return DirectWork{compute_s, (full_m + (edge_m > 0 ? 1 : 0)) * strips_n, bytes};
+  return DirectWork{compute_s, calls_s, (full_m + (edge_m > 0 ? 1 : 0)) * strips_n, bytes};
 }
 
 double direct_seconds(const DirectWork& work, int32_t threads) {
   using strata_model::ceil_div;
   const strata_model::Machine& m = kMachine;
-  const double compute_s =
-      work.compute_s * static_cast<double>(ceil_div(work.tiles, threads)) / static_cast<double>(work.tiles);
+  const double busiest = static_cast<double>(ceil_div(work.tiles, threads)) / static_cast<double>(work.tiles);
+  const double compute_s = work.compute_s * busiest;
   // Each thread streams its share at its own bandwidth: l2's, or l3's per-unit share (which
   // was measured with every unit reading at once) when they do not fit there. Only what does not fit in
   // l3 either shares the memory's bandwidth: capping data that stays in l3 at it made two
@@ -285,7 +299,7 @@ double direct_seconds(const DirectWork& work, int32_t threads) {
   if (work.bytes > static_cast<double>(kOuterBytes))
     bandwidth = std::min(bandwidth, std::max(from.bandwidth_Bps, m.problem.bandwidth_Bps));
   const double memory_s = from.latency_s + work.bytes / bandwidth;
-  return m.launch_s + std::max(compute_s, memory_s);
+  return m.launch_s + std::max(compute_s, memory_s) + work.calls_s * busiest;
 }
 
 Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_threads) {
@@ -293,7 +307,7 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_thread
   const strata_model::Tiling tiling = tiling_of(id);
   const int64_t shape[3] = {M, N, K};
   const bool packed = !use_direct(M, N, K, k);
-  const DirectWork work = packed ? DirectWork{0.0, 1, 0.0} : direct_work(k, M, N, K);
+  const DirectWork work = packed ? DirectWork{0.0, 0.0, 1, 0.0} : direct_work(k, M, N, K);
   Plan best{id, 1, packed, std::numeric_limits<double>::infinity(), 1, {id, packed, 0.0}};
   // Thread counts tried: powers of two, then the maximum.
   for (int32_t threads = 1; threads <= max_threads;
