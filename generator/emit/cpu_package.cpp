@@ -8,6 +8,7 @@
 #include "emit/manifest.h"
 #include "emit/package_writer.h"
 #include "emit/render_values.h"
+#include "render/ukernel_dict.h"
 #include "strata_version.h"
 
 namespace strata {
@@ -49,6 +50,7 @@ void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
   d->SetValue("TILE_CACHE", tile_memory->name);
   d->SetValue("TILE_CACHE_BYTES", std::to_string(tile_memory->capacity_bytes / 2));
   d->SetIntValue("VECTOR_FLOATS", in.arch->isa.vector_bits / 32);
+  d->SetIntValue("DIRECT_ROWS", direct_tile_rows(in.arch->isa.vector));
   const MemorySpec& outer_memory = in.arch->memory_of(in.arch->levels.back());
   d->SetValue("OUTER_CACHE", outer_memory.name);
   d->SetValue("OUTER_BYTES", std::to_string(outer_memory.capacity_bytes / 2));

@@ -31,8 +31,11 @@ const char* isa_display_name(VectorIsa isa) {
   return "none";
 }
 
+int direct_tile_rows(VectorIsa isa) { return isa == VectorIsa::neon ? 1 << 10 : 12; }
+
 void fill_ukernel_dictionary(const UkernelSpec& spec, ctemplate::TemplateDictionary* dict) {
   dict->SetValue("NAME", spec.name());
+  dict->SetIntValue("DIRECT_ROWS", direct_tile_rows(spec.isa));
   dict->SetIntValue("MR", spec.mr);
   dict->SetIntValue("NR", spec.nr);
   dict->SetIntValue("NV", spec.vectors());

@@ -112,7 +112,7 @@ at once are safe and take turns on the pool. A call runs one parallel region; af
 workers costs time (the pool measures how long a woken worker takes to start, and keeps the median of the last
 nine wakes: microseconds on bare metal, tens in virtual machines, where now and then one takes a millisecond), so a
 call that finds them asleep runs on one thread when that is predicted to be quicker than waking them, unless calls
-come back to back. On the unpacked path (small problems and single rows or columns of tiles) the threads take
+come back to back. On the unpacked path (small problems and most single rows or columns of tiles) the threads take
 chunks of C's tiles as they go, so a worker that starts late or runs slowly leaves more to the others; a few rows of
 C over a B too big to cache are split along K instead, each thread summing whole rows of B into a private copy of C,
 so that every thread streams contiguous memory.

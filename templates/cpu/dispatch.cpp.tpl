@@ -78,6 +78,8 @@ constexpr int64_t kDirectBytes = {{DIRECT_BYTES}};
 // every tile (see use_direct), and walks C in row blocks whose A fits in it too (see direct_block_rows).
 constexpr int64_t kTileCacheBytes = {{TILE_CACHE_BYTES}};
 constexpr int64_t kVectorFloats = {{VECTOR_FLOATS}};  // floats in one vector register
+// The most rows a one-vector tile runs in place before its row offsets leave the general registers (see use_direct).
+constexpr int64_t kDirectRows = {{DIRECT_ROWS}};
 // Data up to this many bytes stays in {{OUTER_CACHE}}, the outermost level, from one call to the next.
 constexpr int64_t kOuterBytes = {{OUTER_BYTES}};
 constexpr int32_t kMaxThreads = {{MAX_THREADS}};
@@ -120,8 +122,13 @@ strata_model::Tiling tiling_of(int32_t id) {
 // once; packed, each element of A would be copied to be used a few times (19717x121x16: 1.20x faster direct,
 // 169343x121x16: 1.22x; AVX2 4x24 and 6x16 tiles: 1.14-1.23x). A one-vector tile reads an element of A, from as many
 // rows as the tile has, per FMA, and in place that ran at half its packed speed (AVX2 13x8: 19717x121x16 0.50x).
+// A single row of tiles is the exception when its tiles are one vector wide and taller than kDirectRows: in place
+// such a tile keeps its row offsets on the stack, or runs as two shorter tiles (see the kernels' tile_body), and
+// packing both operands was faster (24x768x3072 1.43x, 24x3072x768 1.63x, 16x768x768 1.30x on one thread of an
+// Emerald Rapids Xeon; 1.17-2.3x on two).
 bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
-  if (M <= k.mr || N <= k.nr) return true;
+  if (N <= k.nr) return true;
+  if (M <= k.mr) return M <= kDirectRows || k.nr > kVectorFloats;
   const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
   if (b_bytes <= kTileCacheBytes && k.nr > kVectorFloats) return true;
   return K <= k.k1 && M * K * static_cast<int64_t>(sizeof(float)) + b_bytes <= kDirectBytes;

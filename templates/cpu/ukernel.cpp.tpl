@@ -136,20 +136,17 @@ inline void prefetch_c_row(const float* row, int cols) {
   __builtin_prefetch(row + cols - 1, 1);  // the row's last line, when it starts mid-line
 }
 
-{{#MEMORY_BROADCAST}}// A direct tile reads row r of A at a + r * lda, a register per row offset: x86-64 has 16 general registers, and
-// in a one-vector tile of more than kDirectRows rows GCC 12 kept the offsets on the stack and reloaded one for each
+// A direct tile reads row r of A at a + r * lda, an offset register per row: x86-64 has 16 general registers, and in
+// a one-vector tile of more than kDirectRows rows GCC 12 kept the offsets on the stack and reloaded one for each
 // broadcast, some through vector registers and the FMA ports (the 26x16 kernel's 24-row tile over 24x768x3072 ran
 // at 57 GFLOP/s on an Emerald Rapids Xeon; wider tiles, whose unrolled loop is not used in place, did not spill).
 // Such a tile runs as two shorter ones, one after the other, over the same B rows, where those stay in L1 from the
 // first to the second (at most kSplitBytes of them: 24x768x3072 1.30x faster, 2708x64x16 1.16x, 169343x16x16
 // 1.12x). Where they do not (a single deep column strip, 19717x16x602) reading them twice cost more than the
-// reloads (0.91x), and the tile stays whole.
-constexpr int kDirectRows = 12;
+// reloads (0.91x), and the tile stays whole. (The dispatcher packs a single row of such tiles instead.)
+constexpr int kDirectRows = {{DIRECT_ROWS}};
 constexpr int64_t kSplitBytes = int64_t{16} << 10;
-{{/MEMORY_BROADCAST}}{{#LANE_BROADCAST}}// Not measured on AArch64, which has 31 general registers for the row offsets: its direct tiles stay whole.
-constexpr int kDirectRows = {{MR}};
-constexpr int64_t kSplitBytes = 0;
-{{/LANE_BROADCAST}}
+
 // The body of every tile; inlined into tile() below and into a shallow direct strip's loop.
 template <bool kPacked, int kRows, int kVecs>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   e1817cd5329aab131e8e222e088e2025109be885d949f6e609f7a8232f0e8ef4  template cpu/dispatch.cpp.tpl
+//   186082c2d3c4e3da88fd00306921fbcfec448904131e579f4f55911d6f475eb9  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -94,6 +94,8 @@ constexpr int64_t kDirectBytes = 524288;
 // every tile (see use_direct), and walks C in row blocks whose A fits in it too (see direct_block_rows).
 constexpr int64_t kTileCacheBytes = 16384;
 constexpr int64_t kVectorFloats = 16;  // floats in one vector register
+// The most rows a one-vector tile runs in place before its row offsets leave the general registers (see use_direct).
+constexpr int64_t kDirectRows = 12;
 // Data up to this many bytes stays in l3, the outermost level, from one call to the next.
 constexpr int64_t kOuterBytes = 16777216;
 constexpr int32_t kMaxThreads = 256;
@@ -136,8 +138,13 @@ strata_model::Tiling tiling_of(int32_t id) {
 // once; packed, each element of A would be copied to be used a few times (19717x121x16: 1.20x faster direct,
 // 169343x121x16: 1.22x; AVX2 4x24 and 6x16 tiles: 1.14-1.23x). A one-vector tile reads an element of A, from as many
 // rows as the tile has, per FMA, and in place that ran at half its packed speed (AVX2 13x8: 19717x121x16 0.50x).
+// A single row of tiles is the exception when its tiles are one vector wide and taller than kDirectRows: in place
+// such a tile keeps its row offsets on the stack, or runs as two shorter tiles (see the kernels' tile_body), and
+// packing both operands was faster (24x768x3072 1.43x, 24x3072x768 1.63x, 16x768x768 1.30x on one thread of an
+// Emerald Rapids Xeon; 1.17-2.3x on two).
 bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
-  if (M <= k.mr || N <= k.nr) return true;
+  if (N <= k.nr) return true;
+  if (M <= k.mr) return M <= kDirectRows || k.nr > kVectorFloats;
   const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
   if (b_bytes <= kTileCacheBytes && k.nr > kVectorFloats) return true;
   return K <= k.k1 && M * K * static_cast<int64_t>(sizeof(float)) + b_bytes <= kDirectBytes;

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   6b098529ca36792d51491b9f1eb546632d555f5df220c2af0ed9ab3c038b0e9c  template cpu/ukernel.cpp.tpl
+//   57d19cc373c95747b57c048e65db9e257e63628e78c8539f0e71c3e58ae60154  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 4 x 24 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 78.30 GFLOP/s (6.28e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -89,14 +89,14 @@ inline void prefetch_c_row(const float* row, int cols) {
   __builtin_prefetch(row + cols - 1, 1);  // the row's last line, when it starts mid-line
 }
 
-// A direct tile reads row r of A at a + r * lda, a register per row offset: x86-64 has 16 general registers, and
-// in a one-vector tile of more than kDirectRows rows GCC 12 kept the offsets on the stack and reloaded one for each
+// A direct tile reads row r of A at a + r * lda, an offset register per row: x86-64 has 16 general registers, and in
+// a one-vector tile of more than kDirectRows rows GCC 12 kept the offsets on the stack and reloaded one for each
 // broadcast, some through vector registers and the FMA ports (the 26x16 kernel's 24-row tile over 24x768x3072 ran
 // at 57 GFLOP/s on an Emerald Rapids Xeon; wider tiles, whose unrolled loop is not used in place, did not spill).
 // Such a tile runs as two shorter ones, one after the other, over the same B rows, where those stay in L1 from the
 // first to the second (at most kSplitBytes of them: 24x768x3072 1.30x faster, 2708x64x16 1.16x, 169343x16x16
 // 1.12x). Where they do not (a single deep column strip, 19717x16x602) reading them twice cost more than the
-// reloads (0.91x), and the tile stays whole.
+// reloads (0.91x), and the tile stays whole. (The dispatcher packs a single row of such tiles instead.)
 constexpr int kDirectRows = 12;
 constexpr int64_t kSplitBytes = int64_t{16} << 10;
 
