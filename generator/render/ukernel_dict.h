@@ -41,8 +41,7 @@ const char* isa_display_name(VectorIsa isa);  // "AVX-512", "AVX2+FMA", "NEON"
 // The most rows a one-vector tile runs over A in place (row r at a + r * lda, an offset register per row): on x86-64,
 // with 16 general registers, GCC 12 kept the offsets of taller tiles on the stack and reloaded one per broadcast, so
 // a taller tile in place runs as two shorter ones (ukernel.cpp.tpl) and a single row of such tiles is packed
-// instead (dispatch.cpp.tpl, use_direct). AArch64's 31 general registers hold the offsets of any tile its 32 vector
-// registers allow (not measured there): no limit.
+// instead (dispatch.cpp.tpl, use_direct). AArch64 has 31 general registers; not measured there, so no limit.
 int direct_tile_rows(VectorIsa isa);
 
 }  // namespace strata
