@@ -11,6 +11,7 @@
 
 #include "analyze/model.h"
 #include "emit/cpu_package.h"
+#include "render/ukernel_dict.h"
 #include "select/select.h"
 #include "spec/arch_loader.h"
 #include "spec/op_loader.h"
@@ -137,6 +138,20 @@ void check_dispatcher_choices(const Isa& isa, const std::string& bench) {
     INFO(cells[1] << "x" << cells[2] << "x" << cells[3]);
     CHECK(std::stoi(cells[5]) == best);
     CHECK(std::stod(cells[9]) == Approx(best_s).epsilon(1e-6));
+  }
+
+  // A single row of tiles that are one vector wide and taller than direct_tile_rows() is packed, not run in place
+  // (their row offsets would not fit in the general registers): forced to such a kernel, a row of full tiles gets
+  // the packed estimate.
+  const int64_t lanes = arch.isa.vector_bits / 32;
+  for (size_t k = 0; k < selection.kernels.size(); ++k) {
+    const auto& reg = selection.kernels[k].tiling.tile[0];
+    if (reg[1] > lanes || reg[0] <= strata::direct_tile_rows(arch.isa.vector)) continue;
+    const std::array<int64_t, 3> row_of_tiles = {reg[0], 300, 500};
+    const auto forced = bench_rows(bench, "--kernel " + std::to_string(k), {row_of_tiles});
+    INFO("kernel " << k << ": " << reg[0] << "x" << reg[1] << " tiles, " << reg[0] << "x300x500");
+    const double packed_s = strata_model::estimate(machine, selection.kernels[k].tiling, row_of_tiles.data()).total_s;
+    CHECK(std::stod(forced[0][9]) == Approx(packed_s).epsilon(1e-6));
   }
 
   // Direct: a single row or column of tiles, or a problem that fits in cache.
