@@ -152,7 +152,7 @@ template <bool kPacked, int kRows, int kVecs>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   static_assert(kRows >= 1 && kRows <= {{MR}} && kVecs >= 1 && kVecs <= {{NV}}, "tile outside the register tile");
   if constexpr (!kPacked && kVecs == 1 && kRows > kDirectRows) {
-    if (t.k * kVecs * kLanes * static_cast<int64_t>(sizeof(float)) <= kSplitBytes) {
+    if (t.k * kLanes * static_cast<int64_t>(sizeof(float)) <= kSplitBytes) {  // one vector of B per k step
       constexpr int kTop = (kRows + 1) / 2;
       TileArgs bottom = t;
       bottom.a += kTop * t.lda;

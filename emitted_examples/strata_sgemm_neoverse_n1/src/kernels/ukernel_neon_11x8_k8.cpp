@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   57d19cc373c95747b57c048e65db9e257e63628e78c8539f0e71c3e58ae60154  template cpu/ukernel.cpp.tpl
+//   98fecbe778a0c61f5a29a43b925ca9e042ee12fef90cc9fb1451681773b76a8a  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -118,7 +118,7 @@ template <bool kPacked, int kRows, int kVecs>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   static_assert(kRows >= 1 && kRows <= 11 && kVecs >= 1 && kVecs <= 2, "tile outside the register tile");
   if constexpr (!kPacked && kVecs == 1 && kRows > kDirectRows) {
-    if (t.k * kVecs * kLanes * static_cast<int64_t>(sizeof(float)) <= kSplitBytes) {
+    if (t.k * kLanes * static_cast<int64_t>(sizeof(float)) <= kSplitBytes) {  // one vector of B per k step
       constexpr int kTop = (kRows + 1) / 2;
       TileArgs bottom = t;
       bottom.a += kTop * t.lda;

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   57d19cc373c95747b57c048e65db9e257e63628e78c8539f0e71c3e58ae60154  template cpu/ukernel.cpp.tpl
+//   98fecbe778a0c61f5a29a43b925ca9e042ee12fef90cc9fb1451681773b76a8a  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 6 x 16 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 76.41 GFLOP/s (6.43e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -105,7 +105,7 @@ template <bool kPacked, int kRows, int kVecs>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   static_assert(kRows >= 1 && kRows <= 6 && kVecs >= 1 && kVecs <= 2, "tile outside the register tile");
   if constexpr (!kPacked && kVecs == 1 && kRows > kDirectRows) {
-    if (t.k * kVecs * kLanes * static_cast<int64_t>(sizeof(float)) <= kSplitBytes) {
+    if (t.k * kLanes * static_cast<int64_t>(sizeof(float)) <= kSplitBytes) {  // one vector of B per k step
       constexpr int kTop = (kRows + 1) / 2;
       TileArgs bottom = t;
       bottom.a += kTop * t.lda;

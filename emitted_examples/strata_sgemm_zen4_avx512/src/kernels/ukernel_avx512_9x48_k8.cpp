@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   57d19cc373c95747b57c048e65db9e257e63628e78c8539f0e71c3e58ae60154  template cpu/ukernel.cpp.tpl
+//   98fecbe778a0c61f5a29a43b925ca9e042ee12fef90cc9fb1451681773b76a8a  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 9 x 48 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 142.70 GFLOP/s (1.55e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -107,7 +107,7 @@ template <bool kPacked, int kRows, int kVecs>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   static_assert(kRows >= 1 && kRows <= 9 && kVecs >= 1 && kVecs <= 3, "tile outside the register tile");
   if constexpr (!kPacked && kVecs == 1 && kRows > kDirectRows) {
-    if (t.k * kVecs * kLanes * static_cast<int64_t>(sizeof(float)) <= kSplitBytes) {
+    if (t.k * kLanes * static_cast<int64_t>(sizeof(float)) <= kSplitBytes) {  // one vector of B per k step
       constexpr int kTop = (kRows + 1) / 2;
       TileArgs bottom = t;
       bottom.a += kTop * t.lda;
