@@ -74,8 +74,8 @@ constexpr strata_model::Machine kMachine = {
 constexpr double kParallelRegionSeconds = 4e-6;
 // Below this many bytes of A and B together, packing buys nothing (see use_direct).
 constexpr int64_t kDirectBytes = {{DIRECT_BYTES}};
-// Half of {{TILE_CACHE}}, the cache register tiles load from: a direct call whose B fits in it reads B from there for
-// every tile (see use_direct), and walks C in row blocks whose A fits in it too (see direct_block_rows).
+// Half of {{TILE_CACHE}}, the cache register tiles load from: a direct call walks C in row blocks whose A fits in it
+// (see direct_block_rows).
 constexpr int64_t kTileCacheBytes = {{TILE_CACHE_BYTES}};
 constexpr int64_t kVectorFloats = {{VECTOR_FLOATS}};  // floats in one vector register
 // The most rows a one-vector tile runs in place before its row offsets leave the general registers (see use_direct).
@@ -117,10 +117,13 @@ strata_model::Tiling tiling_of(int32_t id) {
 // (or A) element is read once either way; packing A, a transpose, would then cost more than the FMAs that use it.
 // With two rows of tiles packing already pays: in place, each tile walks K rows of B, one page apart when B is
 // wide, and the second row of tiles finds B's k slice evicted (16x2304x768: 15 GFLOP/s direct, 45 packed on the
-// Xeon the examples were profiled on). Nor when all of B fits in {{TILE_CACHE}} and the register tile is several
-// vectors wide: every tile then reads B from there, as it would a packed panel, and A, walked in row blocks, is read
-// once; packed, each element of A would be copied to be used a few times (19717x121x16: 1.20x faster direct,
-// 169343x121x16: 1.22x; AVX2 4x24 and 6x16 tiles: 1.14-1.23x). A one-vector tile reads an element of A, from as many
+// Xeon the examples were profiled on). Nor when all of B fits in {{DIRECT_CACHE}} and the register tile is several
+// vectors wide: every tile then reads B from there, a vector per several FMAs, and A, walked in row blocks, is read
+// once; packed, each element of A would be copied to be used by only N columns, so the fewer the columns, the more
+// of the call packing A takes (19717x121x16: 1.20x faster direct, 169343x121x16: 1.22x; AVX2 4x24 and 6x16 tiles:
+// 1.14-1.23x; B up to half of L2, on one thread of an Emerald Rapids Xeon: 3136x80x1152 1.63x, 64x80x1152 1.64x,
+// 19717x121x602 1.58x, 169343x64x602 1.37x, 1.2-2.7x on two; one loss, 2708x121x128 0.86x, whose rows of B are
+// not 64-byte aligned). A one-vector tile reads an element of A, from as many
 // rows as the tile has, per FMA, and in place that ran at half its packed speed (AVX2 13x8: 19717x121x16 0.50x).
 // A single row of tiles is the exception when its tiles are one vector wide and taller than kDirectRows: in place
 // such a tile keeps its row offsets on the stack, or runs as two shorter tiles (see the kernels' tile_body), and
@@ -130,7 +133,7 @@ bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   if (N <= k.nr) return true;
   if (M <= k.mr) return M <= kDirectRows || k.nr > kVectorFloats;
   const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
-  if (b_bytes <= kTileCacheBytes && k.nr > kVectorFloats) return true;
+  if (b_bytes <= kDirectBytes && k.nr > kVectorFloats) return true;
   return K <= k.k1 && M * K * static_cast<int64_t>(sizeof(float)) + b_bytes <= kDirectBytes;
 }
 

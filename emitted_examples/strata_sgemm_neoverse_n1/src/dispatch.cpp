@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   186082c2d3c4e3da88fd00306921fbcfec448904131e579f4f55911d6f475eb9  template cpu/dispatch.cpp.tpl
+//   2d8404e6ad2e9d7e9634f67724ce0ea3b9aed19a751cf307db7f8e08789d99b9  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -89,8 +89,8 @@ constexpr strata_model::Machine kMachine = {
 constexpr double kParallelRegionSeconds = 4e-6;
 // Below this many bytes of A and B together, packing buys nothing (see use_direct).
 constexpr int64_t kDirectBytes = 524288;
-// Half of l1, the cache register tiles load from: a direct call whose B fits in it reads B from there for
-// every tile (see use_direct), and walks C in row blocks whose A fits in it too (see direct_block_rows).
+// Half of l1, the cache register tiles load from: a direct call walks C in row blocks whose A fits in it
+// (see direct_block_rows).
 constexpr int64_t kTileCacheBytes = 32768;
 constexpr int64_t kVectorFloats = 4;  // floats in one vector register
 // The most rows a one-vector tile runs in place before its row offsets leave the general registers (see use_direct).
@@ -132,10 +132,13 @@ strata_model::Tiling tiling_of(int32_t id) {
 // (or A) element is read once either way; packing A, a transpose, would then cost more than the FMAs that use it.
 // With two rows of tiles packing already pays: in place, each tile walks K rows of B, one page apart when B is
 // wide, and the second row of tiles finds B's k slice evicted (16x2304x768: 15 GFLOP/s direct, 45 packed on the
-// Xeon the examples were profiled on). Nor when all of B fits in l1 and the register tile is several
-// vectors wide: every tile then reads B from there, as it would a packed panel, and A, walked in row blocks, is read
-// once; packed, each element of A would be copied to be used a few times (19717x121x16: 1.20x faster direct,
-// 169343x121x16: 1.22x; AVX2 4x24 and 6x16 tiles: 1.14-1.23x). A one-vector tile reads an element of A, from as many
+// Xeon the examples were profiled on). Nor when all of B fits in l2 and the register tile is several
+// vectors wide: every tile then reads B from there, a vector per several FMAs, and A, walked in row blocks, is read
+// once; packed, each element of A would be copied to be used by only N columns, so the fewer the columns, the more
+// of the call packing A takes (19717x121x16: 1.20x faster direct, 169343x121x16: 1.22x; AVX2 4x24 and 6x16 tiles:
+// 1.14-1.23x; B up to half of L2, on one thread of an Emerald Rapids Xeon: 3136x80x1152 1.63x, 64x80x1152 1.64x,
+// 19717x121x602 1.58x, 169343x64x602 1.37x, 1.2-2.7x on two; one loss, 2708x121x128 0.86x, whose rows of B are
+// not 64-byte aligned). A one-vector tile reads an element of A, from as many
 // rows as the tile has, per FMA, and in place that ran at half its packed speed (AVX2 13x8: 19717x121x16 0.50x).
 // A single row of tiles is the exception when its tiles are one vector wide and taller than kDirectRows: in place
 // such a tile keeps its row offsets on the stack, or runs as two shorter tiles (see the kernels' tile_body), and
@@ -145,7 +148,7 @@ bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   if (N <= k.nr) return true;
   if (M <= k.mr) return M <= kDirectRows || k.nr > kVectorFloats;
   const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
-  if (b_bytes <= kTileCacheBytes && k.nr > kVectorFloats) return true;
+  if (b_bytes <= kDirectBytes && k.nr > kVectorFloats) return true;
   return K <= k.k1 && M * K * static_cast<int64_t>(sizeof(float)) + b_bytes <= kDirectBytes;
 }
 
