@@ -66,18 +66,19 @@ fi
 
 # The output directory: the last --out given, else build/bench/out.
 out=build/bench/out
+out_option=(--out "$out")  # passed only when the caller gave none, so that the summary's command line names it once
 args=("$@")
 for ((i = 0; i < ${#args[@]}; ++i)); do
   case "${args[i]}" in
     --help | -h) exec build/bench/harness/strata_bench --help ;;
-    --out) if [ $((i + 1)) -lt ${#args[@]} ]; then out=${args[i + 1]}; fi ;;
+    --out) if [ $((i + 1)) -lt ${#args[@]} ]; then out=${args[i + 1]} out_option=(); fi ;;
   esac
 done
 
 # A summary left by an earlier run must not pass for this one's if this one fails early.
 rm -f "$out/summary.md"
 status=0
-build/bench/harness/strata_bench --out "$out" --python "$python" "$@" || status=$?
+build/bench/harness/strata_bench "${out_option[@]}" --python "$python" "$@" || status=$?
 if [ -f "$out/summary.md" ]; then
   echo
   cat "$out/summary.md"
