@@ -122,9 +122,9 @@ strata_model::Tiling tiling_of(int32_t id) {
 // once; packed, each element of A would be copied to be used by only N columns, so the fewer the columns, the more
 // of the call packing A takes (19717x121x16: 1.20x faster direct, 169343x121x16: 1.22x; AVX2 4x24 and 6x16 tiles:
 // 1.14-1.23x; B up to half of L2, on one thread of an Emerald Rapids Xeon: 3136x80x1152 1.63x, 64x80x1152 1.64x,
-// 19717x121x602 1.58x, 169343x64x602 1.37x, 1.2-2.7x on two; one loss, 2708x121x128 0.86x, whose rows of B are
-// not 64-byte aligned). A one-vector tile reads an element of A, from as many
-// rows as the tile has, per FMA, and in place that ran at half its packed speed (AVX2 13x8: 19717x121x16 0.50x).
+// 19717x121x602 1.58x, 169343x64x602 1.37x, 1.2-2.7x on two; one loss, 2708x121x128 0.86x, where K fits in one
+// packed k slice). A one-vector tile reads an element of A, from as many rows as the tile has, per FMA, and in
+// place that ran at half its packed speed (AVX2 13x8: 19717x121x16 0.50x).
 // A single row of tiles is the exception when its tiles are one vector wide and taller than kDirectRows: in place
 // such a tile keeps its row offsets on the stack, or runs as two shorter tiles (see the kernels' tile_body), and
 // packing both operands was faster (24x768x3072 1.43x, 24x3072x768 1.63x, 16x768x768 1.30x on one thread of an

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   2d8404e6ad2e9d7e9634f67724ce0ea3b9aed19a751cf307db7f8e08789d99b9  template cpu/dispatch.cpp.tpl
+//   6370387b3fc071005417e537fb90404cf19ed55f363660cadff33bc11d7b5a00  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -139,9 +139,9 @@ strata_model::Tiling tiling_of(int32_t id) {
 // once; packed, each element of A would be copied to be used by only N columns, so the fewer the columns, the more
 // of the call packing A takes (19717x121x16: 1.20x faster direct, 169343x121x16: 1.22x; AVX2 4x24 and 6x16 tiles:
 // 1.14-1.23x; B up to half of L2, on one thread of an Emerald Rapids Xeon: 3136x80x1152 1.63x, 64x80x1152 1.64x,
-// 19717x121x602 1.58x, 169343x64x602 1.37x, 1.2-2.7x on two; one loss, 2708x121x128 0.86x, whose rows of B are
-// not 64-byte aligned). A one-vector tile reads an element of A, from as many
-// rows as the tile has, per FMA, and in place that ran at half its packed speed (AVX2 13x8: 19717x121x16 0.50x).
+// 19717x121x602 1.58x, 169343x64x602 1.37x, 1.2-2.7x on two; one loss, 2708x121x128 0.86x, where K fits in one
+// packed k slice). A one-vector tile reads an element of A, from as many rows as the tile has, per FMA, and in
+// place that ran at half its packed speed (AVX2 13x8: 19717x121x16 0.50x).
 // A single row of tiles is the exception when its tiles are one vector wide and taller than kDirectRows: in place
 // such a tile keeps its row offsets on the stack, or runs as two shorter tiles (see the kernels' tile_body), and
 // packing both operands was faster (24x768x3072 1.43x, 24x3072x768 1.63x, 16x768x768 1.30x on one thread of an
