@@ -6,7 +6,8 @@
 //     for each level-2 tile (M2 x N2 x K2) of the block, n innermost      (problem level: temporal)
 //       for each level-1 tile (M1 x N1) of it, m innermost:              (level 2 over level-1 tiles)
 //         for each K1 slice of the level-2 tile's depth:                 (level 2: k temporal reduction)
-//           pack B (K1 x N1) into NR-wide micro-panels, unless the thread holds it from the last tile,
+//           pack B (K1 x N1) into NR-wide micro-panels, unless the thread holds it from the last tile or the
+//           level-2 row above (see b_slots),
 //           and A (M1 x K1) into MR-tall ones, unless it holds that from a level-2 tile to the left
 //           for jr in N1 step NR, ir in M1 step MR: micro-kernel         (level 1 over register tiles)
 // All threads share one parallel region per call (see packed_task).
@@ -137,6 +138,47 @@ bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   return K <= k.k1 && M * K * static_cast<int64_t>(sizeof(float)) + b_bytes <= kDirectBytes;
 }
 
+// ---- Workspace ---------------------------------------------------------------------------------------------------
+
+int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+// Workspace: per thread, a_slots() packed A blocks (M1 x K1) and b_slots() packed B blocks (K1 x N1), each 64-byte
+// aligned.
+int64_t a_block_floats(const Kernel& k) { return round_up(round_up(k.m1, k.mr) * k.k1, kAlign / sizeof(float)); }
+int64_t b_block_floats(const Kernel& k) { return round_up(round_up(k.n1, k.nr) * k.k1, kAlign / sizeof(float)); }
+
+// A thread keeps one packed A block per level-1 row block and k slice of a level-2 tile, so that the level-2 tiles
+// along N, which it walks innermost, reuse them instead of packing A again: packing A is a transpose, several
+// times dearer per element than B's copy. At most kACacheBytes per thread (and kMaxASlots blocks); beyond that the
+// blocks share slots and one evicted is packed again.
+constexpr int64_t kACacheBytes = int64_t{4} << 20;
+constexpr int64_t kMaxASlots = 256;
+int64_t a_slots(const Kernel& k) {
+  using strata_model::ceil_div;
+  const int64_t wanted = ceil_div(k.m2, k.m1) * ceil_div(k.k2, k.k1);
+  const int64_t fit = kACacheBytes / (a_block_floats(k) * static_cast<int64_t>(sizeof(float)));
+  return std::max<int64_t>(1, std::min({wanted, fit, kMaxASlots}));
+}
+
+// A thread whose block of C is more than one level-2 tile tall needs each B block of a k slice once per level-2 row.
+// It keeps all of them, packed once, for the next rows to reuse, when they fit in kBCacheBytes: otherwise it packed
+// all of B once per M2 rows (2048^3 on the 13x32 kernel: B 5 times, 5.7% of the call). Kept there, a packed B block
+// is read back from the outer cache one micro-panel at a time, and each micro-panel then serves a whole column of
+// register tiles from the inner one. When they do not fit (or need more than kMaxBSlots), one slot serves, and B is
+// packed per level-2 row.
+constexpr int64_t kBCacheBytes = int64_t{4} << 20;
+constexpr int64_t kMaxBSlots = 256;
+int64_t b_slots(const Kernel& k, int64_t rows, int64_t cols, int64_t K) {
+  using strata_model::ceil_div;
+  if (rows <= k.m2) return 1;
+  const int64_t wanted = ceil_div(cols, k.n1) * ceil_div(std::min(K, k.k2), k.k1);
+  const bool fits = wanted * b_block_floats(k) * static_cast<int64_t>(sizeof(float)) <= kBCacheBytes;
+  return fits && wanted <= kMaxBSlots ? wanted : 1;
+}
+int64_t thread_floats(const Kernel& k, int64_t b_slot_count) {
+  return a_slots(k) * a_block_floats(k) + b_slot_count * b_block_floats(k);
+}
+
 // ---- Thread shares ---------------------------------------------------------------------------------------------
 //
 // A packed call gives each thread a contiguous block of C, in whole register tiles: C's rows cut into row_shares
@@ -153,14 +195,26 @@ int64_t share_start(int64_t extent, int64_t unit, int64_t index, int64_t count) 
   return std::min(extent, units * index / count * unit);
 }
 
+// The most a share of `count` takes of an extent cut into whole units of `unit` elements (see share_start).
+int64_t largest_share(int64_t extent, int64_t unit, int64_t count) {
+  using strata_model::ceil_div;
+  return std::min(extent, ceil_div(ceil_div(extent, unit), count) * unit);
+}
+
+// Times a thread packs its B columns for its block of C (`rows` x `cols`): once, when it keeps all of its B blocks of
+// a level-2 k slice (see b_slots), else once per level-2 row of the block.
+int64_t b_packs(const Kernel& k, int64_t rows, int64_t cols, int64_t K) {
+  return b_slots(k, rows, cols, K) > 1 ? 1 : strata_model::ceil_div(rows, k.m2);
+}
+
 // Elements a row_shares x col_shares grid packs beyond what one thread packs, each A element weighted twice: packing
 // A is a transpose, about twice the cost of B's copy per element.
 double repacked_elements(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t row_shares, int64_t col_shares) {
-  using strata_model::ceil_div;
-  int64_t b_packs = 0;  // times B's columns are packed: once per level-2 row of each row share
+  int64_t share_packs = 0;  // times B's columns are packed, summed over the row shares
+  const int64_t cols = largest_share(N, k.nr, col_shares);
   for (int64_t r = 0; r < row_shares; ++r)
-    b_packs += ceil_div(share_start(M, k.mr, r + 1, row_shares) - share_start(M, k.mr, r, row_shares), k.m2);
-  const double extra_b = static_cast<double>(b_packs - ceil_div(M, k.m2)) * static_cast<double>(K * N);
+    share_packs += b_packs(k, share_start(M, k.mr, r + 1, row_shares) - share_start(M, k.mr, r, row_shares), cols, K);
+  const double extra_b = static_cast<double>(share_packs - b_packs(k, M, N, K)) * static_cast<double>(K * N);
   const double extra_a = 2.0 * static_cast<double>(col_shares - 1) * static_cast<double>(M * K);
   return extra_a + extra_b;
 }
@@ -591,27 +645,6 @@ struct Gemm {
   int64_t ldc;
 };
 
-int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
-
-// Workspace: per thread, a_slots() packed A blocks (M1 x K1) and one packed B block (K1 x N1), each 64-byte
-// aligned.
-int64_t a_block_floats(const Kernel& k) { return round_up(round_up(k.m1, k.mr) * k.k1, kAlign / sizeof(float)); }
-int64_t b_block_floats(const Kernel& k) { return round_up(round_up(k.n1, k.nr) * k.k1, kAlign / sizeof(float)); }
-
-// A thread keeps one packed A block per level-1 row block and k slice of a level-2 tile, so that the level-2 tiles
-// along N, which it walks innermost, reuse them instead of packing A again: packing A is a transpose, several
-// times dearer per element than B's copy. At most kACacheBytes per thread (and kMaxASlots blocks); beyond that the
-// blocks share slots and one evicted is packed again.
-constexpr int64_t kACacheBytes = int64_t{4} << 20;
-constexpr int64_t kMaxASlots = 256;
-int64_t a_slots(const Kernel& k) {
-  using strata_model::ceil_div;
-  const int64_t wanted = ceil_div(k.m2, k.m1) * ceil_div(k.k2, k.k1);
-  const int64_t fit = kACacheBytes / (a_block_floats(k) * static_cast<int64_t>(sizeof(float)));
-  return std::max<int64_t>(1, std::min({wanted, fit, kMaxASlots}));
-}
-int64_t thread_floats(const Kernel& k) { return a_slots(k) * a_block_floats(k) + b_block_floats(k); }
-
 // A single row of tiles over a streamed B (M <= MR, B not cached) is split along K instead of N when C is small: each
 // thread then streams whole rows of B, a contiguous run of memory, into a private copy of C, and the copies are
 // summed at the end. Split along N, each thread read a narrow band of every row of B, a page or more apart, and two
@@ -627,11 +660,18 @@ bool split_k(int64_t M, int64_t N, int64_t K, const Kernel& k, int32_t threads) 
 // The private copies of C, M x N each (rows N apart), one per task, 64-byte aligned.
 int64_t split_k_floats(int64_t M, int64_t N) { return round_up(M * N, kAlign / static_cast<int64_t>(sizeof(float))); }
 
+// The B slots of every thread of a packed plan: enough for its largest block of C.
+int64_t plan_b_slots(const Plan& plan, int64_t M, int64_t N, int64_t K) {
+  const Kernel& k = kKernels[plan.kernel];
+  const int64_t rows = largest_share(M, k.mr, plan.row_shares);
+  return b_slots(k, rows, largest_share(N, k.nr, plan.threads / plan.row_shares), K);
+}
+
 size_t workspace_bytes(const Plan& plan, int64_t M, int64_t N, int64_t K) {
   const Kernel& k = kKernels[plan.kernel];
   int64_t floats = 0;
   if (plan.packed)
-    floats = plan.threads * thread_floats(k);
+    floats = plan.threads * thread_floats(k, plan_b_slots(plan, M, N, K));
   else if (split_k(M, N, K, k, plan.threads))
     floats = plan.threads * split_k_floats(M, N);
   return floats == 0 ? 0 : static_cast<size_t>(floats) * sizeof(float) + kAlign;
@@ -772,8 +812,8 @@ void run_split_k(const Gemm& g, const Kernel& k, int32_t threads, void* workspac
   }
 }
 
-// What a thread's B buffer (or one of its A slots) holds, so that a later level-1 tile can reuse it instead of
-// packing it again: the block's origin (row or column, then k) and extent.
+// What one of a thread's B or A slots holds, so that a later level-1 tile can reuse it instead of packing it again:
+// the block's origin (row or column, then k) and extent.
 struct PackedBlock {
   int64_t origin = -1, p1 = -1, extent = 0, k1 = 0;
   bool holds(int64_t o, int64_t p, int64_t e, int64_t k) const { return origin == o && p1 == p && extent == e && k1 == k; }
@@ -782,10 +822,10 @@ struct PackedBlock {
 // One thread's packing buffers and what they hold.
 struct ThreadBuffers {
   float* a;  // a_slots() blocks of a_block_floats()
-  float* b;
-  int64_t slots;
-  PackedBlock held_b;
+  float* b;  // b_slots blocks of b_block_floats()
+  int64_t slots, b_slots;
   PackedBlock held_a[kMaxASlots];
+  PackedBlock held_b[kMaxBSlots];
 };
 
 // Packed path, one level-2 tile of a thread's block.
@@ -803,9 +843,11 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
     const int64_t j1 = job.j2 + tile_j * k.n1, n1 = std::min<int64_t>(k.n1, job.j2 + job.n2 - j1);
     for (int64_t slice = 0; slice < k_slices; ++slice) {
       const int64_t p1 = job.p2 + slice * k.k1, k1 = std::min<int64_t>(k.k1, job.p2 + job.k2 - p1);
-      if (!buffers.held_b.holds(j1, p1, n1, k1)) {
-        k.pack_b(g.B + p1 * g.ldb + j1, g.ldb, n1, k1, buffers.b);
-        buffers.held_b = PackedBlock{j1, p1, n1, k1};
+      const int64_t b_slot = (j1 / k.n1 * k_slices + slice) % buffers.b_slots;
+      float* b_block = buffers.b + b_slot * b_block_floats(k);
+      if (!buffers.held_b[b_slot].holds(j1, p1, n1, k1)) {
+        k.pack_b(g.B + p1 * g.ldb + j1, g.ldb, n1, k1, b_block);
+        buffers.held_b[b_slot] = PackedBlock{j1, p1, n1, k1};
       }
       const float beta = p1 == 0 ? g.beta : 1.0f;  // later k slices accumulate onto the first one's result
       for (int64_t tile_i = 0; tile_i < job.tiles_m; ++tile_i) {
@@ -817,7 +859,7 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
           buffers.held_a[slot] = PackedBlock{i1, p1, m1, k1};
         }
         for (int64_t jr = 0; jr < n1; jr += k.nr) {
-          const float* b = buffers.b + (jr / k.nr) * k.nr * k1;
+          const float* b = b_block + (jr / k.nr) * k.nr * k1;
           const int32_t cols = static_cast<int32_t>(std::min<int64_t>(k.nr, n1 - jr));
           for (int64_t ir = 0; ir < m1; ir += k.mr) {
             TileArgs args{k1, a_block + ir * k1, 0, b, 0, g.C + (i1 + ir) * g.ldc + j1 + jr, g.ldc, g.alpha, beta,
@@ -834,7 +876,8 @@ struct PackedJob {
   const Gemm* g;
   const Kernel* k;
   int64_t row_shares, col_shares;
-  float* buffers;  // per thread: thread_floats() floats
+  int64_t b_slots;  // per thread (see plan_b_slots)
+  float* buffers;   // per thread: thread_floats() floats
 };
 
 // One thread's part of the whole packed call: its block of C (see "Thread shares"), as a GEMM of its own, its
@@ -854,9 +897,10 @@ void packed_task(void* context, int64_t index) {
   g.B += j0;
   g.C += i0 * g.ldc + j0;
   ThreadBuffers buffers;
-  buffers.a = job.buffers + index * thread_floats(k);
+  buffers.a = job.buffers + index * thread_floats(k, job.b_slots);
   buffers.slots = a_slots(k);
   buffers.b = buffers.a + buffers.slots * a_block_floats(k);
+  buffers.b_slots = job.b_slots;
   for (int64_t p2 = 0; p2 < g.K; p2 += k.k2)
     for (int64_t i2 = 0; i2 < g.M; i2 += k.m2)
       for (int64_t j2 = 0; j2 < g.N; j2 += k.n2) {
@@ -870,8 +914,9 @@ void packed_task(void* context, int64_t index) {
 
 void run_packed(const Gemm& g, const Plan& plan, void* workspace) {
   const uintptr_t base = reinterpret_cast<uintptr_t>(workspace);
+  float* const buffers = reinterpret_cast<float*>((base + kAlign - 1) / kAlign * kAlign);
   PackedJob job{&g, &kKernels[plan.kernel], plan.row_shares, plan.threads / plan.row_shares,
-                reinterpret_cast<float*>((base + kAlign - 1) / kAlign * kAlign)};
+                plan_b_slots(plan, g.M, g.N, g.K), buffers};
   parallel_for(plan.threads, packed_task, &job);
 }
 
