@@ -563,16 +563,21 @@ class ThreadPool {
     }
   }
 
+  // A new worker starts from the generation current when it is made, before run() publishes the next: started
+  // from 0, one made after earlier regions found a generation it had not seen at once, took the region being set
+  // up, ran it again when it was published, and acknowledged it twice; the caller could then return while another
+  // worker still ran, and the count of acknowledgements went below zero, so a later region waited for ever (seen
+  // under qemu, whose threads start slowly).
   void ensure_workers(size_t wanted) {
     while (workers_.size() < wanted) {
       const int64_t index = static_cast<int64_t>(workers_.size()) + 1;
-      workers_.emplace_back([this, index] { work(index); });
+      const uint64_t current = generation_.load(std::memory_order_relaxed);
+      workers_.emplace_back([this, index, current] { work(index, current); });
       started_.fetch_add(1, std::memory_order_relaxed);
     }
   }
 
-  void work(int64_t index) {
-    uint64_t seen = 0;
+  void work(int64_t index, uint64_t seen) {
     for (;;) {
       const auto started = [&] {
         return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;

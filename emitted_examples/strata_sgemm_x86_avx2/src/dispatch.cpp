@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   11338e25248583e4f4614320835940feae29833afec7ee7bcec92bb5cee22c19  template cpu/dispatch.cpp.tpl
+//   80a7a44bb533ded93304fd3dea7320ece8808a201f0d4b5f6d6c1ff12b5ff8ea  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -580,16 +580,21 @@ class ThreadPool {
     }
   }
 
+  // A new worker starts from the generation current when it is made, before run() publishes the next: started
+  // from 0, one made after earlier regions found a generation it had not seen at once, took the region being set
+  // up, ran it again when it was published, and acknowledged it twice; the caller could then return while another
+  // worker still ran, and the count of acknowledgements went below zero, so a later region waited for ever (seen
+  // under qemu, whose threads start slowly).
   void ensure_workers(size_t wanted) {
     while (workers_.size() < wanted) {
       const int64_t index = static_cast<int64_t>(workers_.size()) + 1;
-      workers_.emplace_back([this, index] { work(index); });
+      const uint64_t current = generation_.load(std::memory_order_relaxed);
+      workers_.emplace_back([this, index, current] { work(index, current); });
       started_.fetch_add(1, std::memory_order_relaxed);
     }
   }
 
-  void work(int64_t index) {
-    uint64_t seen = 0;
+  void work(int64_t index, uint64_t seen) {
     for (;;) {
       const auto started = [&] {
         return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
