@@ -820,8 +820,10 @@ void run_split_k(const Gemm& g, const Kernel& k, int32_t threads, void* workspac
 
 // What one of a thread's B or A slots holds, so that a later level-1 tile can reuse it instead of packing it again:
 // the block's origin (row or column, then k) and extent.
+// No initialisers: a thread's buffers hold up to kMaxASlots + kMaxBSlots of them, and packed_task empties only the
+// slots the call uses (constructing all 512 wrote 16 KiB per thread and call).
 struct PackedBlock {
-  int64_t origin = -1, p1 = -1, extent = 0, k1 = 0;
+  int64_t origin, p1, extent, k1;
   bool holds(int64_t o, int64_t p, int64_t e, int64_t k) const { return origin == o && p1 == p && extent == e && k1 == k; }
 };
 
@@ -911,6 +913,9 @@ void packed_task(void* context, int64_t index) {
   buffers.slots = a_slots(k);
   buffers.b = buffers.a + buffers.slots * a_block_floats(k);
   buffers.b_slots = job.b_slots;
+  const PackedBlock empty{-1, -1, 0, 0};
+  std::fill_n(buffers.held_a, buffers.slots, empty);
+  std::fill_n(buffers.held_b, buffers.b_slots, empty);
   for (int64_t p2 = 0; p2 < g.K; p2 += k.k2)
     for (int64_t i2 = 0; i2 < g.M; i2 += k.m2)
       for (int64_t j2 = 0; j2 < g.N; j2 += k.n2) {

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   80a7a44bb533ded93304fd3dea7320ece8808a201f0d4b5f6d6c1ff12b5ff8ea  template cpu/dispatch.cpp.tpl
+//   a562c1eddc1aee0932e914cd1440a1e07e4e8b04a4af95079c438786d40681e1  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -835,8 +835,10 @@ void run_split_k(const Gemm& g, const Kernel& k, int32_t threads, void* workspac
 
 // What one of a thread's B or A slots holds, so that a later level-1 tile can reuse it instead of packing it again:
 // the block's origin (row or column, then k) and extent.
+// No initialisers: a thread's buffers hold up to kMaxASlots + kMaxBSlots of them, and packed_task empties only the
+// slots the call uses (constructing all 512 wrote 16 KiB per thread and call).
 struct PackedBlock {
-  int64_t origin = -1, p1 = -1, extent = 0, k1 = 0;
+  int64_t origin, p1, extent, k1;
   bool holds(int64_t o, int64_t p, int64_t e, int64_t k) const { return origin == o && p1 == p && extent == e && k1 == k; }
 };
 
@@ -926,6 +928,9 @@ void packed_task(void* context, int64_t index) {
   buffers.slots = a_slots(k);
   buffers.b = buffers.a + buffers.slots * a_block_floats(k);
   buffers.b_slots = job.b_slots;
+  const PackedBlock empty{-1, -1, 0, 0};
+  std::fill_n(buffers.held_a, buffers.slots, empty);
+  std::fill_n(buffers.held_b, buffers.b_slots, empty);
   for (int64_t p2 = 0; p2 < g.K; p2 += k.k2)
     for (int64_t i2 = 0; i2 < g.M; i2 += k.m2)
       for (int64_t j2 = 0; j2 < g.N; j2 += k.n2) {
