@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   ea417b3c62d28cca93ae626e9b7ca78df3a763eb1d1be9afd93d92edd6fa8904  template cpu/ukernel.cpp.tpl
+//   a8366192cd42b9d3fbd648d3d01223ef5f973b246687fbed974f8f8a90182258  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 12 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
