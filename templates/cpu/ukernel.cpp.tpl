@@ -463,8 +463,13 @@ void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, f
             for (int j = 0; j < kLanes; ++j) vstore_masked(to + j * {{MR}}, m, v[j]);
           }
         }
-    for (; p < depth; ++p)
-      for (int64_t r = 0; r < h; ++r) out[p * {{MR}} + r] = panel[r * lda + p];
+    if (h == {{MR}}) {  // the row count a compile-time constant: the inner loop unrolled
+      for (; p < depth; ++p)
+        for (int r = 0; r < {{MR}}; ++r) out[p * {{MR}} + r] = panel[r * lda + p];
+    } else {
+      for (; p < depth; ++p)
+        for (int64_t r = 0; r < h; ++r) out[p * {{MR}} + r] = panel[r * lda + p];
+    }
   }
 }
 

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   a8366192cd42b9d3fbd648d3d01223ef5f973b246687fbed974f8f8a90182258  template cpu/ukernel.cpp.tpl
+//   d47a24a64b467c19432f5ec1a0eecbff8f716aeb700304e8c335eafa24098409  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 8 x 12 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -1256,8 +1256,13 @@ void ukernel_neon_8x12_k8_pack_a(const float* a, int64_t lda, int64_t rows, int6
             for (int j = 0; j < kLanes; ++j) vstore_masked(to + j * 8, m, v[j]);
           }
         }
-    for (; p < depth; ++p)
-      for (int64_t r = 0; r < h; ++r) out[p * 8 + r] = panel[r * lda + p];
+    if (h == 8) {  // the row count a compile-time constant: the inner loop unrolled
+      for (; p < depth; ++p)
+        for (int r = 0; r < 8; ++r) out[p * 8 + r] = panel[r * lda + p];
+    } else {
+      for (; p < depth; ++p)
+        for (int64_t r = 0; r < h; ++r) out[p * 8 + r] = panel[r * lda + p];
+    }
   }
 }
 

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   a8366192cd42b9d3fbd648d3d01223ef5f973b246687fbed974f8f8a90182258  template cpu/ukernel.cpp.tpl
+//   d47a24a64b467c19432f5ec1a0eecbff8f716aeb700304e8c335eafa24098409  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 6 x 16 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 76.41 GFLOP/s (6.43e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -531,8 +531,13 @@ void ukernel_avx2_6x16_k4_pack_a(const float* a, int64_t lda, int64_t rows, int6
             for (int j = 0; j < kLanes; ++j) vstore_masked(to + j * 6, m, v[j]);
           }
         }
-    for (; p < depth; ++p)
-      for (int64_t r = 0; r < h; ++r) out[p * 6 + r] = panel[r * lda + p];
+    if (h == 6) {  // the row count a compile-time constant: the inner loop unrolled
+      for (; p < depth; ++p)
+        for (int r = 0; r < 6; ++r) out[p * 6 + r] = panel[r * lda + p];
+    } else {
+      for (; p < depth; ++p)
+        for (int64_t r = 0; r < h; ++r) out[p * 6 + r] = panel[r * lda + p];
+    }
   }
 }
 

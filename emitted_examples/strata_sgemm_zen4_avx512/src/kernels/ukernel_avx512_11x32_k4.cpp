@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   a8366192cd42b9d3fbd648d3d01223ef5f973b246687fbed974f8f8a90182258  template cpu/ukernel.cpp.tpl
+//   d47a24a64b467c19432f5ec1a0eecbff8f716aeb700304e8c335eafa24098409  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -700,8 +700,13 @@ void ukernel_avx512_11x32_k4_pack_a(const float* a, int64_t lda, int64_t rows, i
             for (int j = 0; j < kLanes; ++j) vstore_masked(to + j * 11, m, v[j]);
           }
         }
-    for (; p < depth; ++p)
-      for (int64_t r = 0; r < h; ++r) out[p * 11 + r] = panel[r * lda + p];
+    if (h == 11) {  // the row count a compile-time constant: the inner loop unrolled
+      for (; p < depth; ++p)
+        for (int r = 0; r < 11; ++r) out[p * 11 + r] = panel[r * lda + p];
+    } else {
+      for (; p < depth; ++p)
+        for (int64_t r = 0; r < h; ++r) out[p * 11 + r] = panel[r * lda + p];
+    }
   }
 }
 
