@@ -440,9 +440,9 @@ void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, f
   // kLanes steps of k at a time, the panel's rows are loaded as vectors in groups of kLanes rows, each group is
   // transposed in registers, and its columns stored as runs of the panel: a copy element by element cost about 3
   // cycles per element (pack_a was 6.6% of 128x768x3072 on the 23x16 kernel, one thread of an Emerald Rapids Xeon).
-  // A group short of kLanes rows repeats its last row, and its stores are masked to the rows it has. A panel of
-  // fewer than kLanes / 4 rows (and the last depth % kLanes steps) is copied element by element instead, the rows
-  // read side by side: the transposes would then mostly move padding.
+  // A group short of kLanes rows repeats its last row, and its stores are masked to the rows it has. A panel of one
+  // row or of fewer than kLanes / 4 (and the last depth % kLanes steps) is copied element by element instead, the
+  // rows read side by side: the transposes would then mostly move padding.
   for (int64_t i0 = 0; i0 < rows; i0 += {{MR}}, out += depth * {{MR}}) {
     const int64_t h = rows - i0 < {{MR}} ? rows - i0 : {{MR}};
     const float* const panel = a + i0 * lda;

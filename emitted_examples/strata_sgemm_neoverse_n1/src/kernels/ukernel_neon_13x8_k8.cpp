@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   d47a24a64b467c19432f5ec1a0eecbff8f716aeb700304e8c335eafa24098409  template cpu/ukernel.cpp.tpl
+//   dab5daf33d6fda5e8c446b63c72fd95038165770de7353a4bb6b85c51cdd1eb0  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -1531,9 +1531,9 @@ void ukernel_neon_13x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int6
   // kLanes steps of k at a time, the panel's rows are loaded as vectors in groups of kLanes rows, each group is
   // transposed in registers, and its columns stored as runs of the panel: a copy element by element cost about 3
   // cycles per element (pack_a was 6.6% of 128x768x3072 on the 23x16 kernel, one thread of an Emerald Rapids Xeon).
-  // A group short of kLanes rows repeats its last row, and its stores are masked to the rows it has. A panel of
-  // fewer than kLanes / 4 rows (and the last depth % kLanes steps) is copied element by element instead, the rows
-  // read side by side: the transposes would then mostly move padding.
+  // A group short of kLanes rows repeats its last row, and its stores are masked to the rows it has. A panel of one
+  // row or of fewer than kLanes / 4 (and the last depth % kLanes steps) is copied element by element instead, the
+  // rows read side by side: the transposes would then mostly move padding.
   for (int64_t i0 = 0; i0 < rows; i0 += 13, out += depth * 13) {
     const int64_t h = rows - i0 < 13 ? rows - i0 : 13;
     const float* const panel = a + i0 * lda;

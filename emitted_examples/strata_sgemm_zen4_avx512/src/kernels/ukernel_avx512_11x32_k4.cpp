@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   d47a24a64b467c19432f5ec1a0eecbff8f716aeb700304e8c335eafa24098409  template cpu/ukernel.cpp.tpl
+//   dab5daf33d6fda5e8c446b63c72fd95038165770de7353a4bb6b85c51cdd1eb0  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -677,9 +677,9 @@ void ukernel_avx512_11x32_k4_pack_a(const float* a, int64_t lda, int64_t rows, i
   // kLanes steps of k at a time, the panel's rows are loaded as vectors in groups of kLanes rows, each group is
   // transposed in registers, and its columns stored as runs of the panel: a copy element by element cost about 3
   // cycles per element (pack_a was 6.6% of 128x768x3072 on the 23x16 kernel, one thread of an Emerald Rapids Xeon).
-  // A group short of kLanes rows repeats its last row, and its stores are masked to the rows it has. A panel of
-  // fewer than kLanes / 4 rows (and the last depth % kLanes steps) is copied element by element instead, the rows
-  // read side by side: the transposes would then mostly move padding.
+  // A group short of kLanes rows repeats its last row, and its stores are masked to the rows it has. A panel of one
+  // row or of fewer than kLanes / 4 (and the last depth % kLanes steps) is copied element by element instead, the
+  // rows read side by side: the transposes would then mostly move padding.
   for (int64_t i0 = 0; i0 < rows; i0 += 11, out += depth * 11) {
     const int64_t h = rows - i0 < 11 ? rows - i0 : 11;
     const float* const panel = a + i0 * lda;
