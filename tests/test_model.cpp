@@ -1,6 +1,9 @@
 // The performance model (templates/cost_model.h) against hand-computed values, and its monotonicity.
+#include <array>
 #include <catch2/catch.hpp>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "analyze/model.h"
 #include "cost_model.h"
@@ -218,5 +221,35 @@ TEST_CASE("the dynamic programme finds the same optimum as brute force", "[model
           dp,
           m.launch_s + level_cost(m, m.problem, shape.data(), l2[i].tile.data(), best.exec_s[2][i], false).exec_s);
     CHECK(dp == Approx(brute));
+  }
+}
+
+TEST_CASE("estimate_units gives estimate()'s total for each unit count", "[model]") {
+  const strata::Arch arch = strata::load_arch(strata::test::source_path("archs/zen4-avx512.yaml"));
+  const strata::Op op = strata::load_op(strata::test::source_path("ops/sgemm.yaml"));
+  const auto sieve = strata::run_sieve(arch, op).at(0);
+  const Machine zen4 = strata::make_machine(arch, op, sieve);
+  const auto best = strata::rank_tilings(zen4, sieve, {256, 256, 256}, 2);
+  REQUIRE(best.size() == 2);
+  Tiling profiled = toy_tiling();
+  profiled.l0_measured_s = 5e-9;
+  profiled.l1 = {10e-9, 20e-9, 70e-9};
+  const std::pair<Machine, Tiling> cases[] = {
+      {zen4, best[0].tiling}, {zen4, best[1].tiling}, {toy_machine(), toy_tiling()}, {toy_machine(), profiled}};
+  const int64_t units[] = {1, 2, 3, 4, 7, 64};
+  for (const auto& [machine, tiling] : cases) {
+    for (int level = 0; level < machine.num_levels; ++level) {
+      for (const auto& shape : std::vector<std::array<int64_t, 3>>{
+               {0, 5, 5}, {1, 1, 1}, {3, 7, 2}, {8, 2, 8}, {17, 1000, 3}, {300, 200, 512}, {4099, 4099, 64}}) {
+        double totals[6];
+        estimate_units(machine, tiling, shape.data(), level, units, 6, totals);
+        for (int i = 0; i < 6; ++i) {
+          Machine varied = machine;
+          varied.level[level].parallel_units = units[i];
+          CAPTURE(level, shape[0], shape[1], shape[2], units[i]);
+          CHECK(totals[i] == estimate(varied, tiling, shape.data()).total_s);  // exactly: the same arithmetic
+        }
+      }
+    }
   }
 }

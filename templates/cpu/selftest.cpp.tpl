@@ -735,6 +735,39 @@ void CheckHostParallelFor(Tally& tally) {
   tally.Expect(pool.calls == calls_before, "the host parallel_for was still called after set_parallel_for(NULL)");
 }
 
+// The dispatcher's plan is the best of the kernels' own plans (kernel_plan), the first kernel on a tie: it skips
+// kernels it can tell would only tie an earlier one (see kDirectTwins in dispatch.cpp), and that must not change
+// what it picks. Shapes on both paths, direct (in place) and packed, and on either side of the tiles.
+void CheckPlanIsBestKernel(Tally& tally) {
+  const int32_t kernel_count = {{PACKAGE}}_kernel_count();
+  for (int threads : {1, 2, 3}) {
+    if (!SetThreads(tally, threads)) continue;
+    for (const Shape& s : {Shape{1, 1, 1}, Shape{3, 3, 3}, Shape{1, 768, 768}, Shape{8, 80, 1152},
+                           Shape{31, 31, 31}, Shape{100, 100, 100}, Shape{2708, 64, 16}, Shape{24, 3072, 768},
+                           Shape{530, 610, 290}, Shape{1000, 1000, 64}, Shape{2048, 2048, 2048}}) {
+      Plan plan{};
+      if ({{PACKAGE}}_plan(s[0], s[1], s[2], &plan) != kOk) {
+        tally.Expect(false, Format("plan(%s) failed", ShapeName(s).c_str()));
+        continue;
+      }
+      Plan best{};
+      best.kernel_id = -1;
+      for (int32_t id = 0; id < kernel_count; ++id) {
+        Plan own{};
+        if ({{PACKAGE}}_kernel_plan(id, s[0], s[1], s[2], &own) != kOk) continue;
+        if (best.kernel_id < 0 || own.predicted_seconds < best.predicted_seconds) best = own;
+      }
+      tally.Expect(plan.kernel_id == best.kernel_id && plan.threads == best.threads && plan.packed == best.packed &&
+                       plan.predicted_seconds == best.predicted_seconds,
+                   Format("%s on %d threads: plan() chose kernel %d on %d threads (%g s), the kernels' own plans "
+                          "rank kernel %d on %d threads first (%g s)",
+                          ShapeName(s).c_str(), threads, static_cast<int>(plan.kernel_id),
+                          static_cast<int>(plan.threads), plan.predicted_seconds, static_cast<int>(best.kernel_id),
+                          static_cast<int>(best.threads), best.predicted_seconds));
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -765,6 +798,7 @@ int main(int argc, char** argv) {
   CheckBadArguments(tally);
   CheckShapes(tally);
   CheckHostParallelFor(tally);
+  CheckPlanIsBestKernel(tally);
 
   if (threads_before >= 1) {{PACKAGE}}_set_num_threads(threads_before);
   std::printf("selftest: %lld passed, %lld failed\n", static_cast<long long>(tally.passed()),

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   a562c1eddc1aee0932e914cd1440a1e07e4e8b04a4af95079c438786d40681e1  template cpu/dispatch.cpp.tpl
+//   9b915e526a3b9cb7d238a8e5a3be7ce538c3ee5a8a94460464b15b49fac900f4  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -368,24 +368,82 @@ double direct_seconds(const DirectWork& work, int32_t threads) {
   return m.launch_s + std::max(compute_s, memory_s) + work.calls_s * busiest;
 }
 
-Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t max_threads) {
+// Kernels whose in-place path is another's: use_direct(), direct_work() and the direct path itself read only the
+// micro-kernel, its profiled step and the level-1 depth, so two kernels that differ only in their packed blocking
+// (several levels 1 and 2 over one register tile) run a direct call alike, and the model gives them the same time.
+// The later one can then only tie the earlier, which wins ties, and a plan skips it (the package tools/bench.sh
+// generated on an Emerald Rapids Xeon holds 9 kernels on 4 micro-kernels, 3 of them such twins).
+struct DirectTwins {
+  int32_t of[kKernelCount];  // the first earlier kernel with the same direct path, or -1
+};
+
+// Whether two kernel names ("k<id>_<micro-kernel>") name the same micro-kernel. (Not by comparing the function
+// pointers: two functions' addresses are not a constant expression under every build, e.g. with sanitizers.)
+constexpr bool same_micro_kernel(const char* a, const char* b) {
+  while (*a != '\0' && *a != '_') ++a;
+  while (*b != '\0' && *b != '_') ++b;
+  for (; *a != '\0' && *a == *b; ++a, ++b) {
+  }
+  return *a == *b;
+}
+
+constexpr DirectTwins direct_twins() {
+  DirectTwins twins{};
+  for (int32_t id = 0; id < kKernelCount; ++id) {
+    const Kernel& k = kKernels[id];
+    twins.of[id] = -1;
+    for (int32_t j = id - 1; j >= 0; --j) {
+      const Kernel& e = kKernels[j];
+      if (same_micro_kernel(e.name, k.name) && e.mr == k.mr && e.nr == k.nr && e.ku == k.ku && e.k1 == k.k1 &&
+          e.level0_seconds == k.level0_seconds)
+        twins.of[id] = j;
+    }
+  }
+  return twins;
+}
+
+constexpr DirectTwins kDirectTwins = direct_twins();
+
+// The thread counts a plan tries: powers of two, then the maximum.
+constexpr int thread_count_slots() {
+  int slots = 1;
+  for (int32_t threads = 1; threads < kMaxThreads; threads *= 2) ++slots;
+  return slots;
+}
+
+struct ThreadCounts {
+  int64_t count[thread_count_slots()];
+  int size;
+};
+
+ThreadCounts thread_counts(int32_t max_threads) {
+  ThreadCounts t{};
+  for (int32_t threads = 1; threads <= max_threads;
+       threads = threads == max_threads ? max_threads + 1 : std::min(threads * 2, max_threads))
+    t.count[t.size++] = threads;
+  return t;
+}
+
+// The best plan for kernel `id`. Its row_shares are left at 1: the grid matters only for the plan that wins, and
+// choose_plan_slow() works it out for that one alone.
+Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts& counts) {
   const Kernel& k = kKernels[id];
-  const strata_model::Tiling tiling = tiling_of(id);
   const int64_t shape[3] = {M, N, K};
   const bool packed = !use_direct(M, N, K, k);
-  const DirectWork work = packed ? DirectWork{0.0, 0.0, 1, 0.0} : direct_work(k, M, N, K);
-  Plan best{id, 1, packed, std::numeric_limits<double>::infinity(), 1, {id, packed, 0.0}};
-  // Thread counts tried: powers of two, then the maximum.
-  for (int32_t threads = 1; threads <= max_threads;
-       threads = threads == max_threads ? max_threads + 1 : std::min(threads * 2, max_threads)) {
-    strata_model::Machine machine = kMachine;
-    machine.level[2].parallel_units = threads;
-    double seconds = packed ? strata_model::estimate(machine, tiling, shape).total_s : direct_seconds(work, threads);
-    if (threads > 1) seconds += kParallelRegionSeconds;  // each path runs one parallel region per call
-    if (threads == 1) best.alone.seconds = seconds;
-    if (seconds < best.seconds) best = Plan{id, threads, packed, seconds, 1, best.alone};
+  double seconds[thread_count_slots()];
+  if (packed) {
+    strata_model::estimate_units(kMachine, tiling_of(id), shape, 2, counts.count, counts.size, seconds);
+  } else {
+    const DirectWork work = direct_work(k, M, N, K);
+    for (int i = 0; i < counts.size; ++i) seconds[i] = direct_seconds(work, static_cast<int32_t>(counts.count[i]));
   }
-  if (packed && best.threads > 1) best.row_shares = row_shares_for(k, M, N, K, best.threads);
+  Plan best{id, 1, packed, std::numeric_limits<double>::infinity(), 1, {id, packed, 0.0}};
+  for (int i = 0; i < counts.size; ++i) {
+    const int32_t threads = static_cast<int32_t>(counts.count[i]);
+    if (threads > 1) seconds[i] += kParallelRegionSeconds;  // each path runs one parallel region per call
+    if (threads == 1) best.alone.seconds = seconds[i];
+    if (seconds[i] < best.seconds) best = Plan{id, threads, packed, seconds[i], 1, best.alone};
+  }
   return best;
 }
 
@@ -417,15 +475,19 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
       return e.plan;
     }
   }
-  Plan best = plan_kernel(forced >= 0 ? forced : 0, M, N, K, max_threads);
+  const ThreadCounts counts = thread_counts(max_threads);
+  Plan best = plan_kernel(forced >= 0 ? forced : 0, M, N, K, counts);
   Plan::Alone alone = best.alone;
   if (forced < 0)
     for (int32_t id = 1; id < kKernelCount; ++id) {
-      const Plan p = plan_kernel(id, M, N, K, max_threads);
+      if (kDirectTwins.of[id] >= 0 && use_direct(M, N, K, kKernels[id])) continue;  // it would tie its twin
+      const Plan p = plan_kernel(id, M, N, K, counts);
       if (p.seconds < best.seconds) best = p;
       if (p.alone.seconds < alone.seconds) alone = p.alone;
     }
   best.alone = alone;
+  if (best.packed && best.threads > 1)
+    best.row_shares = row_shares_for(kKernels[best.kernel], M, N, K, best.threads);
   cache.entries[cache.next] = PlanCache::Entry{M, N, K, max_threads, forced, best};
   cache.last = cache.next;
   cache.next = (cache.next + 1) % PlanCache::kEntries;

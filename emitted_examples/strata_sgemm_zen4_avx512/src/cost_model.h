@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   08b17cec7305782268bed0b621b21b9acfb974b5a172df11b1a32bb32735ffdc  template cost_model.h
+//   1be18b48f2d2bed582c579cf03052b1ba4a6a062582c95d0a67105be811d550f  template cost_model.h
 
 // Strata's performance model (Helix, SC'25, §5.2, Eqs. 1-8), header-only and dependency-free.
 //
@@ -98,6 +98,11 @@ struct LevelCost {
 
 inline int64_t ceil_div(int64_t a, int64_t b) { return b <= 0 ? 0 : (a + b - 1) / b; }
 
+// ceil_div for the common cases without a division: the CPU dispatcher runs this model for every kernel and thread
+// count when it meets a new shape, and a 64-bit division costs about as much as the rest of a level's arithmetic. A
+// tile clamped to the problem is often its sub-tile (a count of 1), and most levels have a single parallel unit.
+inline int64_t count_of(int64_t a, int64_t b) { return a == b && b > 0 ? 1 : b == 1 ? a : ceil_div(a, b); }
+
 inline double input_bytes(const Machine& m, const int64_t t[kAxes]) {
   return static_cast<double>(t[0]) * static_cast<double>(t[2]) * m.a_bytes +
          static_cast<double>(t[2]) * static_cast<double>(t[1]) * m.b_bytes;
@@ -118,15 +123,16 @@ inline LevelCost level_cost(const Machine& m, const LevelParams& p, const int64_
   LevelCost c{};
   c.n_temporal = 1;
   c.n_parallel = 1;
+  int64_t n[kAxes];
   for (int a = 0; a < kAxes; ++a) {
-    const int64_t n = ceil_div(tile[a], sub[a]);
+    n[a] = count_of(tile[a], sub[a]);
     if (p.loop[a] == kParallel)
-      c.n_parallel *= n;
+      c.n_parallel *= n[a];
     else
-      c.n_temporal *= n;
+      c.n_temporal *= n[a];
   }
   double bytes = input_bytes(m, sub);
-  const int64_t n_k = ceil_div(tile[2], sub[2]);
+  const int64_t n_k = n[2];
   if (!sub_in_registers && n_k > 1)
     bytes += 2.0 * output_bytes(m, sub) * static_cast<double>(n_k - 1) / static_cast<double>(n_k);
   const double step_s = sub_measured ? 0.0 : bytes / p.bandwidth_Bps;
@@ -142,10 +148,10 @@ inline LevelCost level_cost(const Machine& m, const LevelParams& p, const int64_
   if (sub_in_registers) {
     int64_t outputs = 1;
     for (int a = 0; a < 2; ++a)
-      if (p.loop[a] != kParallel) outputs *= ceil_div(tile[a], sub[a]);
+      if (p.loop[a] != kParallel) outputs *= n[a];
     c.temporal_s += static_cast<double>(outputs - 1) * c.store_s;
   }
-  c.waves = ceil_div(c.n_parallel, p.parallel_units);
+  c.waves = count_of(c.n_parallel, p.parallel_units);
   c.exec_s = static_cast<double>(c.waves) * c.temporal_s;
   return c;
 }
@@ -199,21 +205,25 @@ inline LevelCost measured_cost(double exec_s) {
   return c;
 }
 
-// Eq. 8 over the given tiles (t.tile[num_levels] is ignored); shape must be non-empty. l1_s > 0: the measured
-// time of the level-1 tile as given (already scaled to its extent), replacing the model there.
+// Level l's cost (1 <= l <= num_levels; num_levels is the problem over the outermost tiles) on p (that level's
+// parameters), from the tiles and its sub-tiles' execution time. l1_s > 0: the measured time of the level-1 tile as
+// given (already scaled to its extent), replacing the model there.
+inline LevelCost level_at(const Machine& m, const LevelParams& p, int l, const int64_t tiles[kMaxLevels][kAxes],
+                          const int64_t shape[kAxes], double l1_s, double sub_exec_s) {
+  const bool l1_measured = l1_s > 0 && m.num_levels > 1;
+  if (l == 1 && l1_measured) return measured_cost(l1_s);
+  return level_cost(m, p, l == m.num_levels ? shape : tiles[l], tiles[l - 1], sub_exec_s, l == 1,
+                    l == 2 && l1_measured);
+}
+
+// Eq. 8 over the given tiles (t.tile[num_levels] is ignored); shape must be non-empty. l1_s: see level_at().
 inline Estimate estimate_tiles(const Machine& m, const int64_t tiles[kMaxLevels][kAxes], double l0_s,
                                const int64_t shape[kAxes], double l1_s = 0.0) {
   Estimate e{};
   e.level[0] = level0_cost(m, tiles[0], l0_s);
-  const bool l1_measured = l1_s > 0 && m.num_levels > 1;
-  for (int l = 1; l < m.num_levels; ++l)
-    e.level[l] = l == 1 && l1_measured ? measured_cost(l1_s)
-                                       : level_cost(m, m.level[l], tiles[l], tiles[l - 1], e.level[l - 1].exec_s,
-                                                    l == 1, l == 2 && l1_measured);
-  const int top = m.num_levels;
-  e.level[top] =
-      level_cost(m, m.problem, shape, tiles[top - 1], e.level[top - 1].exec_s, top == 1, top == 2 && l1_measured);
-  e.total_s = m.launch_s + e.level[top].exec_s;
+  for (int l = 1; l <= m.num_levels; ++l)
+    e.level[l] = level_at(m, l < m.num_levels ? m.level[l] : m.problem, l, tiles, shape, l1_s, e.level[l - 1].exec_s);
+  e.total_s = m.launch_s + e.level[m.num_levels].exec_s;
   return e;
 }
 
@@ -245,6 +255,38 @@ inline Estimate estimate_padded(const Machine& m, const Tiling& t, const int64_t
   return estimate_tiles(m, t.tile, t.l0_measured_s, shape, l1_s);
 }
 
+// A tiling clamped to a problem (see "Edges" above): every level's tile, and the profiled times scaled to them.
+struct Clamped {
+  int64_t tile[kMaxLevels][kAxes];
+  double l0_s;  // > 0: the profiled level-0 time, scaled
+  double l1_s;  // > 0: the profiled level-1 time, scaled
+};
+
+inline Clamped clamp(const Machine& m, const Tiling& t, const int64_t shape[kAxes]) {
+  Clamped c;  // (not zeroed: the levels up to num_levels are set below, and no one reads past them)
+  for (int l = m.num_levels - 1; l >= 0; --l)
+    for (int a = 0; a < kAxes; ++a) {
+      const int64_t above = l == m.num_levels - 1 ? shape[a] : c.tile[l + 1][a];
+      c.tile[l][a] = above < t.tile[l][a] ? above : t.tile[l][a];
+    }
+  c.l0_s = t.l0_measured_s;
+  if (c.l0_s > 0) {
+    for (int a = 0; a < kAxes; ++a)  // (a whole tile's factor is exactly 1: no division for it)
+      if (c.tile[0][a] != t.tile[0][a])
+        c.l0_s *= static_cast<double>(c.tile[0][a]) / static_cast<double>(t.tile[0][a]);
+    // A tile with few rows is bound by FMA latency, not throughput: every accumulator's k steps are a chain.
+    const double chain_s = static_cast<double>(c.tile[0][2]) * m.fma_latency_s;
+    if (c.l0_s < chain_s) c.l0_s = chain_s;
+  }
+  c.l1_s = 0.0;
+  if (measured(t.l1) && m.num_levels > 1) {
+    const int64_t a_uses = ceil_div(shape[1], c.tile[1][1]);
+    const int64_t b_uses = m.num_levels > 2 ? ceil_div(c.tile[2][0], c.tile[1][0]) : 1;
+    c.l1_s = level1_seconds(m, t.l1, t.tile[1], c.tile[1], t.tile[0][0], t.tile[0][1], a_uses, b_uses);
+  }
+  return c;
+}
+
 // The model with tiles clamped to the problem (see "Edges" above).
 inline Estimate estimate(const Machine& m, const Tiling& t, const int64_t shape[kAxes]) {
   if (empty_problem(shape)) {
@@ -252,26 +294,33 @@ inline Estimate estimate(const Machine& m, const Tiling& t, const int64_t shape[
     e.total_s = m.launch_s;
     return e;
   }
-  int64_t eff[kMaxLevels][kAxes] = {};
-  for (int l = m.num_levels - 1; l >= 0; --l)
-    for (int a = 0; a < kAxes; ++a) {
-      const int64_t above = l == m.num_levels - 1 ? shape[a] : eff[l + 1][a];
-      eff[l][a] = above < t.tile[l][a] ? above : t.tile[l][a];
+  const Clamped c = clamp(m, t, shape);
+  return estimate_tiles(m, c.tile, c.l0_s, shape, c.l1_s);
+}
+
+// estimate()'s total for each of `count` parallel-unit counts of tiled level `level` (units[i]), into total_s[i]. The
+// levels below `level` do not depend on it and are worked out once: the CPU dispatcher tries every kernel on several
+// thread counts when it meets a new shape.
+inline void estimate_units(const Machine& m, const Tiling& t, const int64_t shape[kAxes], int level,
+                           const int64_t* units, int count, double* total_s) {
+  if (empty_problem(shape)) {
+    for (int i = 0; i < count; ++i) total_s[i] = m.launch_s;
+    return;
+  }
+  const Clamped c = clamp(m, t, shape);
+  const int first = level > 1 ? level : 1;  // level 0's cost does not involve its units
+  double below_s = level0_cost(m, c.tile[0], c.l0_s).exec_s;
+  for (int l = 1; l < first; ++l) below_s = level_at(m, m.level[l], l, c.tile, shape, c.l1_s, below_s).exec_s;
+  LevelParams varied = m.level[level];
+  for (int i = 0; i < count; ++i) {
+    varied.parallel_units = units[i];
+    double exec_s = below_s;
+    for (int l = first; l <= m.num_levels; ++l) {
+      const LevelParams& p = l == level ? varied : l < m.num_levels ? m.level[l] : m.problem;
+      exec_s = level_at(m, p, l, c.tile, shape, c.l1_s, exec_s).exec_s;
     }
-  double l0_s = t.l0_measured_s;
-  if (l0_s > 0) {
-    for (int a = 0; a < kAxes; ++a) l0_s *= static_cast<double>(eff[0][a]) / static_cast<double>(t.tile[0][a]);
-    // A tile with few rows is bound by FMA latency, not throughput: every accumulator's k steps are a chain.
-    const double chain_s = static_cast<double>(eff[0][2]) * m.fma_latency_s;
-    if (l0_s < chain_s) l0_s = chain_s;
+    total_s[i] = m.launch_s + exec_s;
   }
-  double l1_s = 0;
-  if (measured(t.l1) && m.num_levels > 1) {
-    const int64_t a_uses = ceil_div(shape[1], eff[1][1]);
-    const int64_t b_uses = m.num_levels > 2 ? ceil_div(eff[2][0], eff[1][0]) : 1;
-    l1_s = level1_seconds(m, t.l1, t.tile[1], eff[1], t.tile[0][0], t.tile[0][1], a_uses, b_uses);
-  }
-  return estimate_tiles(m, eff, l0_s, shape, l1_s);
 }
 
 }  // namespace strata_model
