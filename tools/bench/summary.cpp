@@ -304,21 +304,28 @@ void WriteOverhead(const RunData& data, std::ostringstream& out) {
   out << "## Runtime overhead: planning against the whole call\n\n"
       << "Cached: the same shape planned again (the per-thread plan cache answers). Cold: the shape planned after "
          "enough other shapes to push it out of the cache, so the cost model runs for every kernel.\n\n"
+      << "The last column counts the calls of at least 1 MFLOP whose cold plan takes 1% of the call or more.\n\n"
       << "| Threads | median cached plan | median cold plan | median cached / call | median cold / call | "
-         "max cold / call |\n| --- | --- | --- | --- | --- | --- |\n";
+         "max cold / call | cold >= 1% (calls >= 1 MFLOP) |\n| --- | --- | --- | --- | --- | --- | --- |\n";
   for (int t : data.info.threads) {
     std::vector<double> cached, cold, cached_share, cold_share;
+    int large = 0, large_over = 0;
     for (const OverheadRow& r : data.overhead) {
       if (r.threads != t || !(r.call_s > 0.0)) continue;
       cached.push_back(r.plan_cached_s);
       cold.push_back(r.plan_cold_s);
       cached_share.push_back(r.plan_cached_s / r.call_s);
       cold_share.push_back(r.plan_cold_s / r.call_s);
+      if (r.shape.Flops() >= 1e6) {
+        ++large;
+        if (r.plan_cold_s >= 0.01 * r.call_s) ++large_over;
+      }
     }
     if (cached.empty()) continue;
     out << "| " << t << " | " << Seconds(Median(cached)) << " | " << Seconds(Median(cold)) << " | "
         << Percent(Median(cached_share)) << " | " << Percent(Median(cold_share)) << " | "
-        << Percent(*std::max_element(cold_share.begin(), cold_share.end())) << " |\n";
+        << Percent(*std::max_element(cold_share.begin(), cold_share.end())) << " | " << large_over << " of " << large
+        << " |\n";
   }
   std::vector<const OverheadRow*> rows;
   for (const OverheadRow& r : data.overhead) {

@@ -46,6 +46,18 @@ double NowSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+double ClockReadSeconds() {
+  static const double seconds = [] {
+    std::vector<double> intervals(1001);
+    for (double& interval : intervals) {
+      const double start = NowSeconds();
+      interval = NowSeconds() - start;
+    }
+    return Median(intervals);
+  }();
+  return seconds;
+}
+
 double Median(std::vector<double> values) {
   if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
   const size_t mid = values.size() / 2;

@@ -9,6 +9,9 @@
 namespace strata_bench {
 
 double NowSeconds();
+// What an interval timed with two NowSeconds() reads overstates: the median of empty intervals (measured once). A
+// single call of tens of nanoseconds, timed alone, is corrected by it.
+double ClockReadSeconds();
 double Median(std::vector<double> values);          // NaN for an empty vector
 double GeoMean(const std::vector<double>& values);  // NaN for an empty vector
 
