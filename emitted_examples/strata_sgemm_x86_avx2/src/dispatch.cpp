@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   9b915e526a3b9cb7d238a8e5a3be7ce538c3ee5a8a94460464b15b49fac900f4  template cpu/dispatch.cpp.tpl
+//   20a47100e952882cfe2d52b343b43fade5614c58d85baae89e0c23ff089b343b  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -314,27 +314,54 @@ struct DirectWork {
   double bytes;  // A, B and C read, and C written
 };
 
-DirectWork direct_work(const Kernel& k, int64_t M, int64_t N, int64_t K) {
-  using strata_model::ceil_div;
+// A k step of a tile in place loads one element of A per row (a broadcast) and its vectors of B: a tile with few rows
+// or columns has few FMAs per load, and its loads bound it, which scaling the profiled step by the tile's share of the
+// FMAs does not see (1x768x768: the 23x16 tile, two loads per FMA, estimated as fast as the 4x64 one and 1.3x slower
+// on one thread, 2x on two). A load takes a vector's bytes at level 0's bandwidth, or less where the profiled full
+// tile, bound by its FMAs, shows the core loading faster (broadcasts are narrow loads).
+// What of that does not depend on the shape is worked out here, at compile time, per kernel: a plan for a new shape
+// runs direct_work() for every kernel, and its divisions were a good part of it.
+struct DirectRates {
+  double fma_s;   // one FMA of the tile step: the (profiled) step over its mr x nr x ku FMAs
+  double load_s;  // one load in place
+};
+
+struct DirectRateTable {
+  DirectRates of[kKernelCount];
+};
+
+constexpr DirectRateTable direct_rate_table() {
+  DirectRateTable table{};
   const strata_model::Machine& m = kMachine;
-  const double step_s = k.level0_seconds > 0 ? k.level0_seconds
-                                             : 2.0 * static_cast<double>(k.mr * k.nr * k.ku) / m.unit_flops;
-  const double k_steps = static_cast<double>(K) / static_cast<double>(k.ku);
-  const double chain_s = static_cast<double>(K) * m.fma_latency_s;
-  // A k step of a tile in place loads one element of A per row (a broadcast) and its vectors of B: a tile with few
-  // rows or columns has few FMAs per load, and its loads bound it, which scaling the profiled step by the tile's
-  // share of the FMAs does not see (1x768x768: the 23x16 tile, two loads per FMA, estimated as fast as the 4x64
-  // one and 1.3x slower on one thread, 2x on two). A load takes a vector's bytes at level 0's bandwidth, or less
-  // where the profiled full tile, bound by its FMAs, shows the core loading faster (broadcasts are narrow loads).
-  const int64_t full_vectors = (k.nr + kVectorFloats - 1) / kVectorFloats;
-  const double load_s = std::min(static_cast<double>(kVectorFloats) * m.b_bytes / m.level[0].bandwidth_Bps,
-                                 step_s / static_cast<double>(k.ku * (k.mr + full_vectors)));
+  for (int32_t id = 0; id < kKernelCount; ++id) {
+    const Kernel& k = kKernels[id];
+    const double step_s = k.level0_seconds > 0 ? k.level0_seconds
+                                               : 2.0 * static_cast<double>(k.mr * k.nr * k.ku) / m.unit_flops;
+    const int64_t full_vectors = (k.nr + kVectorFloats - 1) / kVectorFloats;
+    const double vector_load_s = static_cast<double>(kVectorFloats) * m.b_bytes / m.level[0].bandwidth_Bps;
+    const double step_load_s = step_s / static_cast<double>(k.ku * (k.mr + full_vectors));
+    table.of[id] = DirectRates{step_s / static_cast<double>(k.mr * k.nr * k.ku),
+                               vector_load_s < step_load_s ? vector_load_s : step_load_s};
+  }
+  return table;
+}
+
+constexpr DirectRateTable kDirectRates = direct_rate_table();
+// Reading and writing one element of C, at level 0's bandwidth.
+constexpr double kDirectCElementSeconds = 2.0 * kMachine.c_bytes / kMachine.level[0].bandwidth_Bps;
+
+DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
+  using strata_model::ceil_div;
+  const Kernel& k = kKernels[id];
+  const DirectRates& rates = kDirectRates.of[id];
+  const strata_model::Machine& m = kMachine;
+  // A tile's k step: its FMAs, its loads (see DirectRates) or the FMA latency, whichever is longest; then its C.
   auto tile_s = [&](int64_t rows, int64_t cols) {
-    const double used = static_cast<double>(rows * cols) / static_cast<double>(k.mr * k.nr);
+    const double elements = static_cast<double>(rows * cols);
     const int64_t vectors = (cols + kVectorFloats - 1) / kVectorFloats;
-    const double loads_s = static_cast<double>(K * (rows + vectors)) * load_s;
-    return std::max({step_s * used * k_steps, loads_s, chain_s}) +
-           2.0 * static_cast<double>(rows * cols) * m.c_bytes / m.level[0].bandwidth_Bps;
+    const double step_s =
+        std::max({elements * rates.fma_s, static_cast<double>(rows + vectors) * rates.load_s, m.fma_latency_s});
+    return static_cast<double>(K) * step_s + elements * kDirectCElementSeconds;
   };
   const int64_t full_m = M / k.mr, edge_m = M % k.mr, full_n = N / k.nr, edge_n = N % k.nr;
   double compute_s = static_cast<double>(full_m * full_n) * tile_s(k.mr, k.nr);
@@ -345,15 +372,22 @@ DirectWork direct_work(const Kernel& k, int64_t M, int64_t N, int64_t K) {
   const int64_t slice = direct_depth(k, M, N, K), block_rows = direct_block_rows(k, M, N, std::min(slice, K));
   const int64_t slices = slice >= K ? 1 : ceil_div(K, slice), blocks = block_rows >= M ? 1 : ceil_div(M, block_rows);
   const double calls_s = static_cast<double>(slices * blocks * strips_n) * kStripCallLaunches * m.launch_s;
-  const double bytes = static_cast<double>(M * K) * m.a_bytes + static_cast<double>(K * N) * m.b_bytes +
-                       2.0 * static_cast<double>(M * N) * m.c_bytes;
+  // An empty C (a call that returns at once) reads nothing: its plan then costs every kernel the same.
+  const bool empty = M == 0 || N == 0;
+  const double bytes = empty ? 0.0
+                             : static_cast<double>(M * K) * m.a_bytes + static_cast<double>(K * N) * m.b_bytes +
+                                   2.0 * static_cast<double>(M * N) * m.c_bytes;
   return DirectWork{compute_s, calls_s, (full_m + (edge_m > 0 ? 1 : 0)) * strips_n, bytes};
 }
 
 double direct_seconds(const DirectWork& work, int32_t threads) {
   using strata_model::ceil_div;
   const strata_model::Machine& m = kMachine;
-  const double busiest = static_cast<double>(ceil_div(work.tiles, threads)) / static_cast<double>(work.tiles);
+  double busiest = 1.0;  // the busiest thread's share of the tiles
+  if (work.tiles == 0)
+    busiest = 0.0;
+  else if (threads > 1)
+    busiest = static_cast<double>(ceil_div(work.tiles, threads)) / static_cast<double>(work.tiles);
   const double compute_s = work.compute_s * busiest;
   // Each thread streams its share at its own bandwidth: l2's, or l3's per-unit share (which
   // was measured with every unit reading at once) when they do not fit there. Only what does not fit in
@@ -434,7 +468,7 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts
   if (packed) {
     strata_model::estimate_units(kMachine, tiling_of(id), shape, 2, counts.count, counts.size, seconds);
   } else {
-    const DirectWork work = direct_work(k, M, N, K);
+    const DirectWork work = direct_work(id, M, N, K);
     for (int i = 0; i < counts.size; ++i) seconds[i] = direct_seconds(work, static_cast<int32_t>(counts.count[i]));
   }
   Plan best{id, 1, packed, std::numeric_limits<double>::infinity(), 1, {id, packed, 0.0}};
