@@ -304,17 +304,33 @@ struct DirectWork {
 // tile, bound by its FMAs, shows the core loading faster (broadcasts are narrow loads).
 // What of that does not depend on the shape is worked out here, at compile time, per kernel: a plan for a new shape
 // runs direct_work() for every kernel, and its divisions were a good part of it.
-struct DirectRates {
+// So is each kernel's twin: use_direct(), direct_work() and the direct path itself read only the micro-kernel, its
+// profiled step and the level-1 depth, so two kernels that differ only in their packed blocking (several levels 1 and
+// 2 over one register tile) run a direct call alike, and the model gives them the same time. The later one can then
+// only tie the earlier, which wins ties, and a plan skips it (the package tools/bench.sh generated on an Emerald
+// Rapids Xeon holds 9 kernels on 4 micro-kernels, 3 of them such twins).
+struct DirectConstants {
   double fma_s;   // one FMA of the tile step: the (profiled) step over its mr x nr x ku FMAs
   double load_s;  // one load in place
+  int32_t twin;   // the first earlier kernel with the same direct path, or -1
 };
 
-struct DirectRateTable {
-  DirectRates of[kKernelCount];
+struct DirectTable {
+  DirectConstants of[kKernelCount];
 };
 
-constexpr DirectRateTable direct_rate_table() {
-  DirectRateTable table{};
+// Whether two kernel names ("k<id>_<micro-kernel>") name the same micro-kernel. (Not by comparing the function
+// pointers: two functions' addresses are not a constant expression under every build, e.g. with sanitizers.)
+constexpr bool same_micro_kernel(const char* a, const char* b) {
+  while (*a != '\0' && *a != '_') ++a;
+  while (*b != '\0' && *b != '_') ++b;
+  for (; *a != '\0' && *a == *b; ++a, ++b) {
+  }
+  return *a == *b;
+}
+
+constexpr DirectTable direct_table() {
+  DirectTable table{};
   const strata_model::Machine& m = kMachine;
   for (int32_t id = 0; id < kKernelCount; ++id) {
     const Kernel& k = kKernels[id];
@@ -323,22 +339,29 @@ constexpr DirectRateTable direct_rate_table() {
     const int64_t full_vectors = (k.nr + kVectorFloats - 1) / kVectorFloats;
     const double vector_load_s = static_cast<double>(kVectorFloats) * m.b_bytes / m.level[0].bandwidth_Bps;
     const double step_load_s = step_s / static_cast<double>(k.ku * (k.mr + full_vectors));
-    table.of[id] = DirectRates{step_s / static_cast<double>(k.mr * k.nr * k.ku),
-                               vector_load_s < step_load_s ? vector_load_s : step_load_s};
+    int32_t twin = -1;
+    for (int32_t j = id - 1; j >= 0; --j) {
+      const Kernel& e = kKernels[j];
+      if (same_micro_kernel(e.name, k.name) && e.mr == k.mr && e.nr == k.nr && e.ku == k.ku && e.k1 == k.k1 &&
+          e.level0_seconds == k.level0_seconds)
+        twin = j;
+    }
+    table.of[id] = DirectConstants{step_s / static_cast<double>(k.mr * k.nr * k.ku),
+                                   vector_load_s < step_load_s ? vector_load_s : step_load_s, twin};
   }
   return table;
 }
 
-constexpr DirectRateTable kDirectRates = direct_rate_table();
+constexpr DirectTable kDirect = direct_table();
 // Reading and writing one element of C, at level 0's bandwidth.
 constexpr double kDirectCElementSeconds = 2.0 * kMachine.c_bytes / kMachine.level[0].bandwidth_Bps;
 
 DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
   using strata_model::ceil_div;
   const Kernel& k = kKernels[id];
-  const DirectRates& rates = kDirectRates.of[id];
+  const DirectConstants& rates = kDirect.of[id];
   const strata_model::Machine& m = kMachine;
-  // A tile's k step: its FMAs, its loads (see DirectRates) or the FMA latency, whichever is longest; then its C.
+  // A tile's k step: its FMAs, its loads (see DirectConstants) or the FMA latency, whichever is longest; then its C.
   auto tile_s = [&](int64_t rows, int64_t cols) {
     const double elements = static_cast<double>(rows * cols);
     const int64_t vectors = (cols + kVectorFloats - 1) / kVectorFloats;
@@ -384,42 +407,6 @@ double direct_seconds(const DirectWork& work, int32_t threads) {
   const double memory_s = from.latency_s + work.bytes / bandwidth;
   return m.launch_s + std::max(compute_s, memory_s) + work.calls_s * busiest;
 }
-
-// Kernels whose in-place path is another's: use_direct(), direct_work() and the direct path itself read only the
-// micro-kernel, its profiled step and the level-1 depth, so two kernels that differ only in their packed blocking
-// (several levels 1 and 2 over one register tile) run a direct call alike, and the model gives them the same time.
-// The later one can then only tie the earlier, which wins ties, and a plan skips it (the package tools/bench.sh
-// generated on an Emerald Rapids Xeon holds 9 kernels on 4 micro-kernels, 3 of them such twins).
-struct DirectTwins {
-  int32_t of[kKernelCount];  // the first earlier kernel with the same direct path, or -1
-};
-
-// Whether two kernel names ("k<id>_<micro-kernel>") name the same micro-kernel. (Not by comparing the function
-// pointers: two functions' addresses are not a constant expression under every build, e.g. with sanitizers.)
-constexpr bool same_micro_kernel(const char* a, const char* b) {
-  while (*a != '\0' && *a != '_') ++a;
-  while (*b != '\0' && *b != '_') ++b;
-  for (; *a != '\0' && *a == *b; ++a, ++b) {
-  }
-  return *a == *b;
-}
-
-constexpr DirectTwins direct_twins() {
-  DirectTwins twins{};
-  for (int32_t id = 0; id < kKernelCount; ++id) {
-    const Kernel& k = kKernels[id];
-    twins.of[id] = -1;
-    for (int32_t j = id - 1; j >= 0; --j) {
-      const Kernel& e = kKernels[j];
-      if (same_micro_kernel(e.name, k.name) && e.mr == k.mr && e.nr == k.nr && e.ku == k.ku && e.k1 == k.k1 &&
-          e.level0_seconds == k.level0_seconds)
-        twins.of[id] = j;
-    }
-  }
-  return twins;
-}
-
-constexpr DirectTwins kDirectTwins = direct_twins();
 
 // The thread counts a plan tries: powers of two, then the maximum.
 constexpr int thread_count_slots() {
@@ -497,7 +484,7 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
   Plan::Alone alone = best.alone;
   if (forced < 0)
     for (int32_t id = 1; id < kKernelCount; ++id) {
-      if (kDirectTwins.of[id] >= 0 && use_direct(M, N, K, kKernels[id])) continue;  // it would tie its twin
+      if (kDirect.of[id].twin >= 0 && use_direct(M, N, K, kKernels[id])) continue;  // it would tie its twin
       const Plan p = plan_kernel(id, M, N, K, counts);
       if (p.seconds < best.seconds) best = p;
       if (p.alone.seconds < alone.seconds) alone = p.alone;

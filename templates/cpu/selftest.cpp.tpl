@@ -736,8 +736,8 @@ void CheckHostParallelFor(Tally& tally) {
 }
 
 // The dispatcher's plan is the best of the kernels' own plans (kernel_plan), the first kernel on a tie: it skips
-// kernels it can tell would only tie an earlier one (see kDirectTwins in dispatch.cpp), and that must not change
-// what it picks. Shapes on both paths, direct (in place) and packed, and on either side of the tiles.
+// kernels it can tell would only tie an earlier one (see DirectConstants::twin in dispatch.cpp), and that must not
+// change what it picks. Shapes on both paths, direct (in place) and packed, and on either side of the tiles.
 void CheckPlanIsBestKernel(Tally& tally) {
   const int32_t kernel_count = {{PACKAGE}}_kernel_count();
   for (int threads : {1, 2, 3}) {
