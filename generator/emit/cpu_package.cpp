@@ -42,6 +42,7 @@ void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
   const MemorySpec& block_memory = in.arch->memory_of(in.arch->levels.at(1));
   d->SetValue("DIRECT_CACHE", block_memory.name);
   d->SetValue("DIRECT_BYTES", std::to_string(block_memory.capacity_bytes / 2));
+  d->SetValue("STREAM_A_BYTES", std::to_string(block_memory.capacity_bytes));
   // The cache register tiles load their operands from: the smallest one (the first-level data cache).
   const MemorySpec* tile_memory = &block_memory;
   for (const MemorySpec& m : in.arch->memories)

@@ -83,6 +83,9 @@ constexpr int64_t kVectorFloats = {{VECTOR_FLOATS}};  // floats in one vector re
 constexpr int64_t kDirectRows = {{DIRECT_ROWS}};
 // Data up to this many bytes stays in {{OUTER_CACHE}}, the outermost level, from one call to the next.
 constexpr int64_t kOuterBytes = {{OUTER_BYTES}};
+// A direct call whose A is larger than {{DIRECT_CACHE}} reads it from beyond: the first strip of each row block asks
+// its tiles to fetch A ahead (see a_from_beyond).
+constexpr int64_t kStreamABytes = {{STREAM_A_BYTES}};
 constexpr int32_t kMaxThreads = {{MAX_THREADS}};
 constexpr size_t kAlign = 64;
 
@@ -803,11 +806,17 @@ struct DirectJob {
 // still runs every k slice itself.
 constexpr int64_t kChunksPerThread = 8;
 
+// Whether a direct call's A comes from beyond {{DIRECT_CACHE}}: then the first strip of each row block, which reads its
+// rows of A from there (the block's later strips find them in {{TILE_CACHE}}), has its tiles fetch A ahead
+// (TileArgs::fetch_a_ahead, see the kernels' prefetch_a_rows). Where A is cached the fetches only cost time.
+bool a_from_beyond(const Gemm& g) { return g.M * g.K * static_cast<int64_t>(sizeof(float)) > kStreamABytes; }
+
 // The micro-tiles [begin, end) of C, in k slices of direct_depth(). C's rows of tiles are cut into blocks of
 // direct_block_rows(); the tiles are numbered block by block, and column-major (a column strip of the block after
 // another) within one. The tiles of a range that lie in one strip of a block are one call of the kernel.
 void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, int64_t tiles_m) {
   const int64_t slice = direct_depth(k, g.M, g.N, g.K), strips = (g.N + k.nr - 1) / k.nr;
+  const bool stream_a = a_from_beyond(g);
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
@@ -822,6 +831,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
       const int64_t i = row * k.mr;
       TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc, g.alpha,
                     beta, std::min(count * k.mr, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
+      args.fetch_a_ahead = stream_a && j == 0;
       k.direct(args);
       t += count;
     }
@@ -832,6 +842,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 // divisions to get them: on the small problems this path serves, a division is a visible share.
 void direct_all(const Gemm& g, const Kernel& k) {
   const int64_t slice = direct_depth(k, g.M, g.N, g.K);
+  const bool stream_a = a_from_beyond(g);
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
@@ -840,6 +851,7 @@ void direct_all(const Gemm& g, const Kernel& k) {
       for (int64_t j = 0; j < g.N; j += k.nr) {
         TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc,
                       g.alpha, beta, std::min(block_rows, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
+        args.fetch_a_ahead = stream_a && j == 0;
         k.direct(args);
       }
   }

@@ -25,6 +25,9 @@ struct TileArgs {
   float beta;
   int64_t rows;
   int32_t cols;
+  // Direct only: the strip's rows of A are not in the cache its tiles run from (the dispatcher's kStreamABytes), so
+  // each full tile fetches the next tile's rows of A during its own k loop.
+  bool fetch_a_ahead = false;
 };
 
 using TileFn = void (*)(const TileArgs& args);

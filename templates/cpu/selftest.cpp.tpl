@@ -618,10 +618,13 @@ void CheckShapes(Tally& tally) {
   // a single row or column of register tiles: the direct path then slices k differently (see direct_depth in
   // dispatch.cpp), in slices that do not divide K, and on several threads 3x1100x2000 is split along K (see
   // split_k). 8209x100x16 has a B small enough for the first-level cache and an A too big for the direct path's
-  // cache: the direct path walks it in row blocks, the last one short (see direct_block_rows).
+  // cache: the direct path walks it in row blocks, the last one short (see direct_block_rows). The two of
+  // kStreamTallRows rows have an A twice the size of that cache, 160 deep: their direct strips fetch A ahead (see
+  // a_from_beyond in dispatch.cpp), one or two vectors wide (the one-vector tiles in two halves, see tile_body).
+  constexpr int64_t kStreamTallRows = 2 * static_cast<int64_t>({{STREAM_A_BYTES}}) / (160 * 4) + 5;
   for (const Shape& s : {Shape{64, 64, 64}, Shape{100, 100, 100}, Shape{257, 257, 257}, Shape{300, 200, 500},
                          Shape{530, 610, 290}, Shape{3, 1100, 700}, Shape{3, 1100, 2000}, Shape{20, 7, 60000},
-                         Shape{8209, 100, 16}}) {
+                         Shape{8209, 100, 16}, Shape{kStreamTallRows, 41, 160}, Shape{kStreamTallRows, 16, 160}}) {
     // Under --quick the large ones go through the dispatcher and the workspace variant only: forcing every kernel
     // on them is most of the full run's time.
     shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   1d3ebc024b987c729107450dad92ada3a2e9461fe1573c01fd84524efd99ad86  template cpu/internal.h.tpl
+//   a62a5e3285519c17d2271c9da2f158f9d6f08d923c2f61f461d17982ee5ec80a  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -32,6 +32,9 @@ struct TileArgs {
   float beta;
   int64_t rows;
   int32_t cols;
+  // Direct only: the strip's rows of A are not in the cache its tiles run from (the dispatcher's kStreamABytes), so
+  // each full tile fetches the next tile's rows of A during its own k loop.
+  bool fetch_a_ahead = false;
 };
 
 using TileFn = void (*)(const TileArgs& args);

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   9f1ed8d06b678b085c4a6fcc8379babafeb2dcebf0637b2b81cbf59f345500b6  template cpu/dispatch.cpp.tpl
+//   f910ed493edc14b10dcbe292450b04316a54563220cbb58dcc9c4bf7f5cb01e8  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -99,6 +99,9 @@ constexpr int64_t kVectorFloats = 16;  // floats in one vector register
 constexpr int64_t kDirectRows = 12;
 // Data up to this many bytes stays in l3, the outermost level, from one call to the next.
 constexpr int64_t kOuterBytes = 16777216;
+// A direct call whose A is larger than l2 reads it from beyond: the first strip of each row block asks
+// its tiles to fetch A ahead (see a_from_beyond).
+constexpr int64_t kStreamABytes = 1048576;
 constexpr int32_t kMaxThreads = 256;
 constexpr size_t kAlign = 64;
 
@@ -819,11 +822,17 @@ struct DirectJob {
 // still runs every k slice itself.
 constexpr int64_t kChunksPerThread = 8;
 
+// Whether a direct call's A comes from beyond l2: then the first strip of each row block, which reads its
+// rows of A from there (the block's later strips find them in l1), has its tiles fetch A ahead
+// (TileArgs::fetch_a_ahead, see the kernels' prefetch_a_rows). Where A is cached the fetches only cost time.
+bool a_from_beyond(const Gemm& g) { return g.M * g.K * static_cast<int64_t>(sizeof(float)) > kStreamABytes; }
+
 // The micro-tiles [begin, end) of C, in k slices of direct_depth(). C's rows of tiles are cut into blocks of
 // direct_block_rows(); the tiles are numbered block by block, and column-major (a column strip of the block after
 // another) within one. The tiles of a range that lie in one strip of a block are one call of the kernel.
 void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, int64_t tiles_m) {
   const int64_t slice = direct_depth(k, g.M, g.N, g.K), strips = (g.N + k.nr - 1) / k.nr;
+  const bool stream_a = a_from_beyond(g);
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
@@ -838,6 +847,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
       const int64_t i = row * k.mr;
       TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc, g.alpha,
                     beta, std::min(count * k.mr, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
+      args.fetch_a_ahead = stream_a && j == 0;
       k.direct(args);
       t += count;
     }
@@ -848,6 +858,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 // divisions to get them: on the small problems this path serves, a division is a visible share.
 void direct_all(const Gemm& g, const Kernel& k) {
   const int64_t slice = direct_depth(k, g.M, g.N, g.K);
+  const bool stream_a = a_from_beyond(g);
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
@@ -856,6 +867,7 @@ void direct_all(const Gemm& g, const Kernel& k) {
       for (int64_t j = 0; j < g.N; j += k.nr) {
         TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc,
                       g.alpha, beta, std::min(block_rows, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
+        args.fetch_a_ahead = stream_a && j == 0;
         k.direct(args);
       }
   }

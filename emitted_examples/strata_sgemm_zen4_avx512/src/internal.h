@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   1d3ebc024b987c729107450dad92ada3a2e9461fe1573c01fd84524efd99ad86  template cpu/internal.h.tpl
+//   a62a5e3285519c17d2271c9da2f158f9d6f08d923c2f61f461d17982ee5ec80a  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -33,6 +33,9 @@ struct TileArgs {
   float beta;
   int64_t rows;
   int32_t cols;
+  // Direct only: the strip's rows of A are not in the cache its tiles run from (the dispatcher's kStreamABytes), so
+  // each full tile fetches the next tile's rows of A during its own k loop.
+  bool fetch_a_ahead = false;
 };
 
 using TileFn = void (*)(const TileArgs& args);
