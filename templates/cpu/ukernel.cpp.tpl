@@ -206,6 +206,14 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
   for (int r = 0; r < kAheadRows; ++r) __builtin_prefetch(row + r * lda);
 }
 
+// The k loops' call: at the k step p of a kRows-row tile whose loop advances kStep steps at a time, the next tile's
+// rows, once per kLineFloats steps (nothing when kAheadRows is 0).
+template <int kRows, int kAheadRows, int kStep>
+inline void fetch_a_ahead(const TileArgs& t, int64_t p) {
+  if constexpr (kAheadRows > 0)
+    if ((p & (kLineFloats - 1)) < kStep) prefetch_a_rows<kAheadRows>(t.a + kRows * t.lda + p, t.lda);
+}
+
 // A direct tile reads row r of A at a + r * lda, an offset register per row: x86-64 has 16 general registers, and in
 // a one-vector tile of more than kDirectRows rows GCC 12 kept the offsets on the stack and reloaded one for each
 // broadcast, some through vector registers and the FMA ports (the 26x16 kernel's 24-row tile over 24x768x3072 ran
@@ -257,8 +265,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   for (; (kPacked || kVecs == 1) && p + {{KU}} <= depth; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
     if constexpr (kPacked)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
-    if constexpr (kAheadRows > 0)
-      if ((p & (kLineFloats - 1)) < {{KU}}) prefetch_a_rows<kAheadRows>(t.a + kRows * t.lda + p, t.lda);
+    fetch_a_ahead<kRows, kAheadRows, {{KU}}>(t, p);
 {{#UNROLL}}    {
 {{#VEC}}      const Vec b{{V}} = kVecs > {{V}} ? load_b<kPacked, kVecs == {{V1}}>(b + {{U}} * b_rs + {{V}} * kLanes, last) : vzero();
 {{/VEC}}{{#ROW}}      if constexpr (kRows > {{R}}) {
@@ -276,8 +283,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   const float* rows3[kRowGroups];
   for (int g = 0; g < kRowGroups; ++g) rows3[g] = a + 3 * g * a_rs;
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
-    if constexpr (kAheadRows > 0)
-      if ((p & (kLineFloats - 1)) == 0) prefetch_a_rows<kAheadRows>(t.a + kRows * t.lda + p, t.lda);
+    fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
 {{#VEC}}    const Vec b{{V}} = kVecs > {{V}} ? load_b<kPacked, kVecs == {{V1}}>(b + {{V}} * kLanes, last) : vzero();
 {{/VEC}}{{#ROW}}    if constexpr (kRows > {{R}}) {
       const Vec a{{R}} = vbroadcast(kPacked ? a + {{R}} * a_rs : rows3[{{R}} / 3] + {{R}} % 3 * a_rs);
@@ -291,8 +297,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   for (; p + {{KU}} <= depth; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
     if constexpr (kPacked)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
-    if constexpr (kAheadRows > 0)
-      if ((p & (kLineFloats - 1)) < {{KU}}) prefetch_a_rows<kAheadRows>(t.a + kRows * t.lda + p, t.lda);
+    fetch_a_ahead<kRows, kAheadRows, {{KU}}>(t, p);
 {{#UNROLL}}    {
 {{#VEC}}      const Vec b{{V}} = kVecs > {{V}} ? load_b<kPacked, kVecs == {{V1}}>(b + {{U}} * b_rs + {{V}} * kLanes, last) : vzero();
 {{/VEC}}      if constexpr (kPacked) {
@@ -309,8 +314,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     }
 {{/UNROLL}}  }
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
-    if constexpr (kAheadRows > 0)
-      if ((p & (kLineFloats - 1)) == 0) prefetch_a_rows<kAheadRows>(t.a + kRows * t.lda + p, t.lda);
+    fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
 {{#VEC}}    const Vec b{{V}} = kVecs > {{V}} ? load_b<kPacked, kVecs == {{V1}}>(b + {{V}} * kLanes, last) : vzero();
 {{/VEC}}    if constexpr (kPacked) {
 {{#A_GROUP}}      const Vec a{{G}} = kRows > {{FIRST}} ? vload(a + {{OFFSET}}) : vzero();

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   85fda83b0c9922937e331b6a24813cb825bbd33f3c3b3d0805545e3c63b82066  template cpu/ukernel.cpp.tpl
+//   7f67ccc0f79096b0da3711eb617830804f80030556a1aa468fda2f9690b04bc2  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 5 x 16 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 77.47 GFLOP/s (5.29e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -123,6 +123,14 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
   for (int r = 0; r < kAheadRows; ++r) __builtin_prefetch(row + r * lda);
 }
 
+// The k loops' call: at the k step p of a kRows-row tile whose loop advances kStep steps at a time, the next tile's
+// rows, once per kLineFloats steps (nothing when kAheadRows is 0).
+template <int kRows, int kAheadRows, int kStep>
+inline void fetch_a_ahead(const TileArgs& t, int64_t p) {
+  if constexpr (kAheadRows > 0)
+    if ((p & (kLineFloats - 1)) < kStep) prefetch_a_rows<kAheadRows>(t.a + kRows * t.lda + p, t.lda);
+}
+
 // A direct tile reads row r of A at a + r * lda, an offset register per row: x86-64 has 16 general registers, and in
 // a one-vector tile of more than kDirectRows rows GCC 12 kept the offsets on the stack and reloaded one for each
 // broadcast, some through vector registers and the FMA ports (the 26x16 kernel's 24-row tile over 24x768x3072 ran
@@ -183,8 +191,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   for (; (kPacked || kVecs == 1) && p + 8 <= depth; p += 8, a += 8 * a_cs, b += 8 * b_rs) {
     if constexpr (kPacked)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
-    if constexpr (kAheadRows > 0)
-      if ((p & (kLineFloats - 1)) < 8) prefetch_a_rows<kAheadRows>(t.a + kRows * t.lda + p, t.lda);
+    fetch_a_ahead<kRows, kAheadRows, 8>(t, p);
     {
       const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
       const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
@@ -427,8 +434,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   const float* rows3[kRowGroups];
   for (int g = 0; g < kRowGroups; ++g) rows3[g] = a + 3 * g * a_rs;
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
-    if constexpr (kAheadRows > 0)
-      if ((p & (kLineFloats - 1)) == 0) prefetch_a_rows<kAheadRows>(t.a + kRows * t.lda + p, t.lda);
+    fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
     const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 0 * kLanes, last) : vzero();
     const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 1 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {

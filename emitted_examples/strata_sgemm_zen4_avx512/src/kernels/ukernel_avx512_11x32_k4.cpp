@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   85fda83b0c9922937e331b6a24813cb825bbd33f3c3b3d0805545e3c63b82066  template cpu/ukernel.cpp.tpl
+//   7f67ccc0f79096b0da3711eb617830804f80030556a1aa468fda2f9690b04bc2  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -132,6 +132,14 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
   for (int r = 0; r < kAheadRows; ++r) __builtin_prefetch(row + r * lda);
 }
 
+// The k loops' call: at the k step p of a kRows-row tile whose loop advances kStep steps at a time, the next tile's
+// rows, once per kLineFloats steps (nothing when kAheadRows is 0).
+template <int kRows, int kAheadRows, int kStep>
+inline void fetch_a_ahead(const TileArgs& t, int64_t p) {
+  if constexpr (kAheadRows > 0)
+    if ((p & (kLineFloats - 1)) < kStep) prefetch_a_rows<kAheadRows>(t.a + kRows * t.lda + p, t.lda);
+}
+
 // A direct tile reads row r of A at a + r * lda, an offset register per row: x86-64 has 16 general registers, and in
 // a one-vector tile of more than kDirectRows rows GCC 12 kept the offsets on the stack and reloaded one for each
 // broadcast, some through vector registers and the FMA ports (the 26x16 kernel's 24-row tile over 24x768x3072 ran
@@ -204,8 +212,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   for (; (kPacked || kVecs == 1) && p + 4 <= depth; p += 4, a += 4 * a_cs, b += 4 * b_rs) {
     if constexpr (kPacked)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
-    if constexpr (kAheadRows > 0)
-      if ((p & (kLineFloats - 1)) < 4) prefetch_a_rows<kAheadRows>(t.a + kRows * t.lda + p, t.lda);
+    fetch_a_ahead<kRows, kAheadRows, 4>(t, p);
     {
       const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
       const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
@@ -452,8 +459,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   const float* rows3[kRowGroups];
   for (int g = 0; g < kRowGroups; ++g) rows3[g] = a + 3 * g * a_rs;
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
-    if constexpr (kAheadRows > 0)
-      if ((p & (kLineFloats - 1)) == 0) prefetch_a_rows<kAheadRows>(t.a + kRows * t.lda + p, t.lda);
+    fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
     const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 0 * kLanes, last) : vzero();
     const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 1 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {
