@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "internal.h"
 
@@ -400,47 +401,116 @@ void direct_strip(const TileArgs& t) {
     strip_tiles<kVecs, false>(t);
 }
 
-// C as a single column (cols == 1) with B's column contiguous (ldb == 1): each element of C is the dot product of a
-// row of A with B's column, both contiguous along k, so the rows run along k in whole vectors. The tile path would
-// broadcast one element of A per k step into a vector of which one lane is used: {{LANES}}x the FMAs, and A read
-// element by element, a row at a time (33x1x13: 384 ns against OpenBLAS's 214 on the Xeon the examples were profiled
-// on). kRows rows at a time share each vector of B.
-template <int kRows>
-inline void column_rows(const TileArgs& t, const float* a, float* c) {
-  Vec acc[kRows];
-  for (int r = 0; r < kRows; ++r) acc[r] = vzero();
-  const int64_t whole = t.k - t.k % kLanes;
-  for (int64_t p = 0; p < whole; p += kLanes) {
-    const Vec b = vload(t.b + p);
-    for (int r = 0; r < kRows; ++r) acc[r] = vfma(vload(a + r * t.lda + p), b, acc[r]);
-  }
-  if (whole < t.k) {
-    const Mask tail = lane_mask(static_cast<int>(t.k - whole));
-    const Vec b = vload_masked(t.b + whole, tail);
-    for (int r = 0; r < kRows; ++r) acc[r] = vfma(vload_masked(a + r * t.lda + whole, tail), b, acc[r]);
-  }
-  const float alpha = t.alpha, beta = t.beta;
-  for (int r = 0; r < kRows; ++r) {
-    const float dot = alpha * vsum(acc[r]);
-    c[r * t.ldc] = beta == 0.0f ? dot : dot + beta * c[r * t.ldc];
-  }
+// C's last few columns as dot products. A tile multiplies a broadcast element of A into whole vectors of B, so a
+// strip whose columns end edge = cols % kLanes past a vector boundary spends a whole vector's FMAs per row and k step
+// on those few columns: a 33-column C on a 32-column tile spent a third of its FMAs on its last column, a 17-column
+// one half. Along k instead, each element of C is a row of A (contiguous) times a column of B, both read a vector
+// of k at a time: edge x rows x k / kLanes FMAs, a horizontal sum per element, and, unless B's column is already
+// contiguous (cols == 1, ldb == 1), the columns copied out first (edge x k scalar moves, into kDotDepth-deep chunks
+// on the stack). dot_pays() weighs the two. Medians of interleaved rounds, one thread of an AMD Zen 4, 11x32 tile:
+// 33x33x33 1.24-1.31x faster, 13x17x100 1.33-1.40x, 33x17x100 1.53x, 100x100x100 1.08x, 3x17x64 1.07-1.16x; on the
+// AVX2 descriptor's tiles 1.19-1.34x on the first three.
+constexpr int kDotColumns = 4;  // at most this many columns past the last whole vector go along k
+constexpr int64_t kDotDepth = 512;
+constexpr int kVectorRegisters = {{VECTOR_REGISTERS}};
+
+// A horizontal sum's cost in FMA slots: the shuffle-and-add steps that fold kLanes lanes to one, and the store.
+constexpr int64_t kSumCost = kLanes == 16 ? 6 : kLanes == 8 ? 5 : 3;
+
+// Whether kEdge columns of a `rows` x k strip cost less along k than as a vector of the tiles (rows x k FMAs).
+inline bool dot_pays(int64_t rows, int64_t k, int64_t edge, bool gather) {
+  const int64_t along_k = edge * (rows * ((k + kLanes - 1) / kLanes) + kSumCost * rows + (gather ? k : 0));
+  return along_k < rows * k;
 }
 
-// Below this depth the tile path is quicker: a dot product pays a horizontal sum per row (64x1x5: 0.89x, 64x1x8:
-// 1.13x, 100x1x64: 4.5x).
-constexpr int64_t kColumnDepth = 8;
+// Calls f(0), f(1), ..., f(kCount - 1) as straight-line code, so that an array of vectors indexed by them stays in
+// registers: GCC 12 left a loop over a 4 x 1 block of accumulators rolled, with the accumulators in memory and a
+// load and a store per FMA (100x1x17: 1.5x slower).
+template <typename F, int... kIndex>
+__attribute__((always_inline)) inline void unrolled_over(F& f, std::integer_sequence<int, kIndex...>) {
+  (f(kIndex), ...);
+}
+template <int kCount, typename F>
+__attribute__((always_inline)) inline void unrolled(F f) {
+  unrolled_over(f, std::make_integer_sequence<int, kCount>{});
+}
 
-void direct_column(const TileArgs& t) {
-  constexpr int kRowsAtOnce = 4;
+// kRows rows of C (from a and c) times kCols columns of B, each held contiguous along k at bt + j * bt_stride: one
+// accumulator per element, which vsum() folds at the end.
+template <int kRows, int kCols>
+__attribute__((always_inline)) inline void dot_block(const TileArgs& t, const float* a, const float* bt,
+                                                     int64_t bt_stride, float* c) {
+  Vec acc[kRows][kCols];
+  unrolled<kRows>([&](int r) { unrolled<kCols>([&](int j) { acc[r][j] = vzero(); }); });
+  // One vector of k: all of B's columns, then each row of A against them. `load` reads a vector, or for the last,
+  // short vector of k the lanes left under a mask, the others zero.
+  const auto step = [&](int64_t p, auto load) __attribute__((always_inline)) {
+    Vec b[kCols];
+    unrolled<kCols>([&](int j) { b[j] = load(bt + j * bt_stride + p); });
+    unrolled<kRows>([&](int r) {
+      const Vec x = load(a + r * t.lda + p);
+      unrolled<kCols>([&](int j) { acc[r][j] = vfma(x, b[j], acc[r][j]); });
+    });
+  };
+  const int64_t whole = t.k - t.k % kLanes;
+  for (int64_t p = 0; p < whole; p += kLanes) step(p, [](const float* q) { return vload(q); });
+  if (whole < t.k) {
+    const Mask tail = lane_mask(static_cast<int>(t.k - whole));
+    step(whole, [tail](const float* q) { return vload_masked(q, tail); });
+  }
+  const float alpha = t.alpha, beta = t.beta;
+  unrolled<kRows>([&](int r) {
+    unrolled<kCols>([&](int j) {
+      float& out = c[r * t.ldc + j];
+      const float dot = alpha * vsum(acc[r][j]);
+      out = beta == 0.0f ? dot : dot + beta * out;
+    });
+  });
+}
+
+// Every row of the strip t (t.k at most kDotDepth) against kCols columns held at bt, kRowsAtOnce rows sharing each
+// vector of B: as many as the vector registers hold next to the B vectors and the row of A.
+template <int kCols>
+void dot_rows(const TileArgs& t, const float* bt, int64_t bt_stride) {
+  constexpr int kFit = (kVectorRegisters - kCols - 1) / kCols;
+  constexpr int kRowsAtOnce = kFit < 1 ? 1 : kFit > 4 ? 4 : kFit;
   const float* a = t.a;
   float* c = t.c;
   int64_t i = 0;
   for (; i + kRowsAtOnce <= t.rows; i += kRowsAtOnce, a += kRowsAtOnce * t.lda, c += kRowsAtOnce * t.ldc)
-    column_rows<kRowsAtOnce>(t, a, c);
-  for (; i < t.rows; ++i, a += t.lda, c += t.ldc) column_rows<1>(t, a, c);
+    dot_block<kRowsAtOnce, kCols>(t, a, bt, bt_stride, c);
+  for (; i < t.rows; ++i, a += t.lda, c += t.ldc) dot_block<1, kCols>(t, a, bt, bt_stride, c);
 }
 
+// The strip t (t.cols == kCols) along k, its columns of B copied out kDotDepth rows of k at a time, each chunk after
+// the first adding onto C.
+template <int kCols>
+void dot_columns(const TileArgs& t) {
+  float columns[kCols * kDotDepth];
+  TileArgs chunk = t;
+  for (int64_t p = 0; p < t.k; p += kDotDepth) {
+    chunk.k = t.k - p < kDotDepth ? t.k - p : kDotDepth;
+    chunk.a = t.a + p;
+    chunk.beta = p == 0 ? t.beta : 1.0f;
+    const float* b = t.b + p * t.ldb;
+    for (int64_t q = 0; q < chunk.k; ++q, b += t.ldb)
+      for (int j = 0; j < kCols; ++j) columns[j * kDotDepth + q] = b[j];
+    dot_rows<kCols>(chunk, columns, kDotDepth);
+  }
+}
+
+constexpr TileFn kDotColumnsFns[kDotColumns] = {&dot_columns<1>, &dot_columns<2>, &dot_columns<3>, &dot_columns<4>};
+
 constexpr TileFn kStrips[{{NV}}] = { {{#VEC}}&direct_strip<{{V1}}>{{#VEC_separator}}, {{/VEC_separator}}{{/VEC}} };
+
+// The strip's columns in whole vectors: one tile, or a strip of them.
+void direct_vectors(const TileArgs& args) {
+  const int vectors = (args.cols + kLanes - 1) / kLanes;
+  if (args.rows < {{MR}})  // a single short tile: straight to it
+    kTiles<false>[args.rows - 1][vectors - 1](args);
+  else
+    kStrips[vectors - 1](args);
+}
 
 }  // namespace
 
@@ -451,13 +521,28 @@ void {{NAME}}_packed(const TileArgs& args) {
 
 void {{NAME}}_direct(const TileArgs& args) {
   if (args.rows <= 0 || args.cols <= 0) return;
-  const int vectors = (args.cols + kLanes - 1) / kLanes;
-  if (args.cols == 1 && args.ldb == 1 && args.k >= kColumnDepth)
-    direct_column(args);
-  else if (args.rows < {{MR}})  // a single short tile: straight to it
-    kTiles<false>[args.rows - 1][vectors - 1](args);
-  else
-    kStrips[vectors - 1](args);
+  if (args.cols == 1 && args.ldb == 1) {  // C is one column and B's is contiguous: along k with B in place
+    if (dot_pays(args.rows, args.k, 1, false))
+      dot_rows<1>(args, args.b, 0);
+    else
+      direct_vectors(args);
+    return;
+  }
+  const int edge = args.cols % kLanes;
+  if (edge == 0 || edge > kDotColumns || !dot_pays(args.rows, args.k, edge, true)) {
+    direct_vectors(args);
+    return;
+  }
+  TileArgs columns = args;  // the last `edge` columns, along k
+  columns.cols = edge;
+  if (args.cols > edge) {
+    TileArgs vectors = args;
+    vectors.cols = args.cols - edge;
+    direct_vectors(vectors);
+    columns.b += vectors.cols;
+    columns.c += vectors.cols;
+  }
+  kDotColumnsFns[edge - 1](columns);
 }
 
 {{/PACKAGE_ENTRY}}{{#PROFILE_ENTRY}}}  // namespace
