@@ -50,6 +50,10 @@ void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
       tile_memory = &m;
   d->SetValue("TILE_CACHE", tile_memory->name);
   d->SetValue("TILE_CACHE_BYTES", std::to_string(tile_memory->capacity_bytes / 2));
+  // Its ways, and the bytes a way spans, where the descriptor gives its associativity (see direct_depth).
+  const int ways = tile_memory->associativity;
+  d->SetIntValue("TILE_CACHE_WAYS", ways);
+  d->SetValue("TILE_CACHE_WAY_BYTES", std::to_string(ways > 0 ? tile_memory->capacity_bytes / ways : 0));
   d->SetIntValue("VECTOR_FLOATS", in.arch->isa.vector_bits / 32);
   d->SetIntValue("DIRECT_ROWS", direct_tile_rows(in.arch->isa.vector));
   const MemorySpec& outer_memory = in.arch->memory_of(in.arch->levels.back());

@@ -623,11 +623,13 @@ void CheckShapes(Tally& tally) {
   // a_from_beyond in dispatch.cpp), one or two vectors wide (the one-vector tiles in two halves, see tile_body).
   // 20x33x1500 and 20x17x1500 end one column past a vector in a strip deeper than the kernels' kDotDepth: that
   // column runs along k (see dot_columns in the kernels) in chunks, the last one short.
+  // 2x1024x300 and 1x4096x100, with B's rows packed tight, lie a multiple of a 4 KiB (16 KiB) cache way apart: their
+  // direct k slices are as deep as that cache has ways (see direct_depth), the last one short.
   constexpr int64_t kStreamTallRows = 2 * static_cast<int64_t>({{STREAM_A_BYTES}}) / (160 * 4) + 5;
   for (const Shape& s : {Shape{64, 64, 64}, Shape{100, 100, 100}, Shape{257, 257, 257}, Shape{300, 200, 500},
                          Shape{530, 610, 290}, Shape{3, 1100, 700}, Shape{3, 1100, 2000}, Shape{20, 7, 60000},
                          Shape{8209, 100, 16}, Shape{kStreamTallRows, 41, 160}, Shape{kStreamTallRows, 16, 160},
-                         Shape{20, 33, 1500}, Shape{20, 17, 1500}}) {
+                         Shape{20, 33, 1500}, Shape{20, 17, 1500}, Shape{2, 1024, 300}, Shape{1, 4096, 100}}) {
     // Under --quick the large ones go through the dispatcher and the workspace variant only: forcing every kernel
     // on them is most of the full run's time.
     shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);
