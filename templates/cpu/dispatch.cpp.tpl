@@ -116,6 +116,16 @@ strata_model::Tiling tiling_of(int32_t id) {
   return t;
 }
 
+// {{TILE_CACHE}}'s ways, and the bytes one way spans (its sets times its line); 0 where the descriptor does not say.
+// Lines a multiple of kWayBytes apart share a set, which holds kWays of them.
+constexpr int64_t kTileCacheWays = {{TILE_CACHE_WAYS}};
+constexpr int64_t kTileCacheWayBytes = {{TILE_CACHE_WAY_BYTES}};
+
+// Whether rows of a matrix `ld` floats apart all fall in one set of {{TILE_CACHE}} (see use_direct, direct_depth).
+bool rows_share_a_set(int64_t ld) {
+  return kTileCacheWayBytes > 0 && ld * static_cast<int64_t>(sizeof(float)) % kTileCacheWayBytes == 0;
+}
+
 // Packing copies a panel so that the micro-kernel reads it contiguously from cache many times. It does not pay when
 // everything fits in {{DIRECT_CACHE}} anyway, or when C is a single row or column of register tiles, so that each B
 // (or A) element is read once either way; packing A, a transpose, would then cost more than the FMAs that use it.
@@ -133,10 +143,20 @@ strata_model::Tiling tiling_of(int32_t id) {
 // such a tile keeps its row offsets on the stack, or runs as two shorter tiles (see the kernels' tile_body), and
 // packing both operands was faster (24x768x3072 1.43x, 24x3072x768 1.63x, 16x768x768 1.30x on one thread of an
 // Emerald Rapids Xeon; 1.17-2.3x on two).
+// Two rows of several-vector tiles run in place too while B stays in {{OUTER_CACHE}}: the direct path walks each
+// column strip's k slice down both rows at once, so B is read once, straight into the FMAs, where packing copied
+// all of it first (a quarter to a half of such a call). Not where A's or B's rows, as the plan assumes them (lda =
+// K, ldb = N), lie a multiple of a way of {{TILE_CACHE}} apart: a tile's rows then share one set and evict each other
+// (16x768x3072 and 32x1000x4096 ran at 0.4-0.8x of the packed path on an AMD Zen 4). Nor from memory, where the
+// strips' short rows of B get no help from the prefetchers (13x5000x1500: 0.4x). Medians of interleaved rounds on
+// that Zen 4, one thread: 16x768x768 1.25-1.35x faster, 16x2304x768 1.02-1.23x, 22x768x768 1.21x, 16x256x2304
+// 1.29x, 16x4000x900 1.10x, 21x333x1777 1.19x; two threads 1.07-1.51x; the AVX2 descriptor's tiles 1.0-1.17x.
 bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   if (N <= k.nr) return true;
   if (M <= k.mr) return M <= kDirectRows || k.nr > kVectorFloats;
   const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
+  if (M <= 2 * k.mr && k.nr > kVectorFloats && b_bytes <= kOuterBytes && !rows_share_a_set(K) && !rows_share_a_set(N))
+    return true;
   if (b_bytes <= kDirectBytes && k.nr > kVectorFloats) return true;
   return K <= k.k1 && M * K * static_cast<int64_t>(sizeof(float)) + b_bytes <= kDirectBytes;
 }
@@ -245,16 +265,6 @@ int32_t row_shares_for(const Kernel& k, int64_t M, int64_t N, int64_t K, int32_t
 constexpr int64_t kStreamDepth = 16;
 constexpr int64_t kStreamBytes = int64_t{64} << 10;
 
-// {{TILE_CACHE}}'s ways, and the bytes one way spans (its sets times its line); 0 where the descriptor does not say.
-// Lines a multiple of kWayBytes apart share a set, which holds kWays of them.
-constexpr int64_t kTileCacheWays = {{TILE_CACHE_WAYS}};
-constexpr int64_t kTileCacheWayBytes = {{TILE_CACHE_WAY_BYTES}};
-
-// Whether rows of B `ldb` floats apart all fall in one set of {{TILE_CACHE}} (see direct_depth).
-bool b_rows_share_a_set(int64_t ldb) {
-  return kTileCacheWayBytes > 0 && ldb * static_cast<int64_t>(sizeof(float)) % kTileCacheWayBytes == 0;
-}
-
 // The depth of the direct path's k slices. Every tile of a thread's range runs a slice before the next slice starts,
 // so a slice of B is read from cache by every row of tiles after the first, and C is read and written once per slice.
 //  - All of B fits in {{DIRECT_CACHE}}: one slice; C is written once.
@@ -276,7 +286,7 @@ int64_t direct_depth(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t l
   const int64_t b_row_bytes = N * static_cast<int64_t>(sizeof(float));
   if (K * b_row_bytes <= kDirectBytes) return K;
   if (N <= k.nr) return std::max(k.k1, kDirectBytes / b_row_bytes);
-  if (M <= k.mr && M <= 2 && b_rows_share_a_set(ldb)) return kTileCacheWays;
+  if (M <= k.mr && M <= 2 && rows_share_a_set(ldb)) return kTileCacheWays;
   if (M <= k.mr) return std::max(kStreamDepth, kStreamBytes / b_row_bytes);
   return k.k1;
 }
