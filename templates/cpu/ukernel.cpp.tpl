@@ -417,7 +417,7 @@ constexpr int kVectorRegisters = {{VECTOR_REGISTERS}};
 // A horizontal sum's cost in FMA slots: the shuffle-and-add steps that fold kLanes lanes to one, and the store.
 constexpr int64_t kSumCost = kLanes == 16 ? 6 : kLanes == 8 ? 5 : 3;
 
-// Whether kEdge columns of a `rows` x k strip cost less along k than as a vector of the tiles (rows x k FMAs).
+// Whether the last `edge` columns of a `rows` x k strip cost less along k than as a vector of the tiles (rows x k FMAs).
 inline bool dot_pays(int64_t rows, int64_t k, int64_t edge, bool gather) {
   const int64_t along_k = edge * (rows * ((k + kLanes - 1) / kLanes) + kSumCost * rows + (gather ? k : 0));
   return along_k < rows * k;

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   c1eee348ff6b0674b20a4224b0ea02fd7f54777b6c8a66ae4e1411f0ea70d112  template cpu/ukernel.cpp.tpl
+//   89da492048607d0f181a492a2624c75b03d80917b788644734b344d82be7067d  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 6 x 16 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 76.41 GFLOP/s (6.43e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -489,7 +489,7 @@ constexpr int kVectorRegisters = 16;
 // A horizontal sum's cost in FMA slots: the shuffle-and-add steps that fold kLanes lanes to one, and the store.
 constexpr int64_t kSumCost = kLanes == 16 ? 6 : kLanes == 8 ? 5 : 3;
 
-// Whether kEdge columns of a `rows` x k strip cost less along k than as a vector of the tiles (rows x k FMAs).
+// Whether the last `edge` columns of a `rows` x k strip cost less along k than as a vector of the tiles (rows x k FMAs).
 inline bool dot_pays(int64_t rows, int64_t k, int64_t edge, bool gather) {
   const int64_t along_k = edge * (rows * ((k + kLanes - 1) / kLanes) + kSumCost * rows + (gather ? k : 0));
   return along_k < rows * k;

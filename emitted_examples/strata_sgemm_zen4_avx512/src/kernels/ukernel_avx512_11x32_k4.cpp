@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   c1eee348ff6b0674b20a4224b0ea02fd7f54777b6c8a66ae4e1411f0ea70d112  template cpu/ukernel.cpp.tpl
+//   89da492048607d0f181a492a2624c75b03d80917b788644734b344d82be7067d  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -658,7 +658,7 @@ constexpr int kVectorRegisters = 32;
 // A horizontal sum's cost in FMA slots: the shuffle-and-add steps that fold kLanes lanes to one, and the store.
 constexpr int64_t kSumCost = kLanes == 16 ? 6 : kLanes == 8 ? 5 : 3;
 
-// Whether kEdge columns of a `rows` x k strip cost less along k than as a vector of the tiles (rows x k FMAs).
+// Whether the last `edge` columns of a `rows` x k strip cost less along k than as a vector of the tiles (rows x k FMAs).
 inline bool dot_pays(int64_t rows, int64_t k, int64_t edge, bool gather) {
   const int64_t along_k = edge * (rows * ((k + kLanes - 1) / kLanes) + kSumCost * rows + (gather ? k : 0));
   return along_k < rows * k;
