@@ -13,6 +13,7 @@ namespace {{PACKAGE}}_internal {
 //   packed:  A is a packed micro-panel, element (r, p) at a[p * MR + r]; B a packed micro-panel, (p, j) at
 //            b[p * NR + j]; lda and ldb are ignored.
 //   direct:  A is read in place, (r, p) at a[r * lda + p]; B in place, (p, j) at b[p * ldb + j].
+//   streamed: one register tile, A a packed micro-panel (as packed), B in place (as direct); lda is ignored.
 struct TileArgs {
   int64_t k;
   const float* a;
@@ -28,6 +29,9 @@ struct TileArgs {
   // Direct only: the strip's rows of A are not in the cache its tiles run from (the dispatcher's kStreamABytes), so
   // each full tile fetches the next tile's rows of A during its own k loop.
   bool fetch_a_ahead = false;
+  // Streamed only: the tile is the first of its column strip to read this k slice of B, which comes from the outer
+  // cache, so it fetches B's rows ahead of its k loop.
+  bool fetch_b_ahead = false;
 };
 
 using TileFn = void (*)(const TileArgs& args);
@@ -35,8 +39,9 @@ using TileFn = void (*)(const TileArgs& args);
 // NR-wide micro-panels, in the layouts the packed micro-kernel reads.
 using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t depth, float* out);
 
-// Micro-kernel entry points: a packed and a direct variant per register tile, and its packing routines.
+// Micro-kernel entry points: a packed, a streamed and a direct variant per register tile, and its packing routines.
 {{#UKERNEL}}void {{NAME}}_packed(const TileArgs& args);
+void {{NAME}}_streamed(const TileArgs& args);
 void {{NAME}}_direct(const TileArgs& args);
 void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);

@@ -627,12 +627,14 @@ void CheckShapes(Tally& tally) {
   // direct k slices are as deep as that cache has ways (see direct_depth), the last one short.
   // 13x700x300 and 20x700x300 are up to two rows of tiles over a B larger than the direct path's cache: several-vector
   // kernels run them in place (see use_direct in dispatch.cpp), in k slices.
+  // 41x1000x600 is a few rows of tiles over a B of megabytes: packed calls read B in place (see stream_b in
+  // dispatch.cpp), its rows starting mid-line, the last strip short, in k slices, the last one short.
   constexpr int64_t kStreamTallRows = 2 * static_cast<int64_t>({{STREAM_A_BYTES}}) / (160 * 4) + 5;
   for (const Shape& s : {Shape{64, 64, 64}, Shape{100, 100, 100}, Shape{257, 257, 257}, Shape{300, 200, 500},
                          Shape{530, 610, 290}, Shape{3, 1100, 700}, Shape{3, 1100, 2000}, Shape{20, 7, 60000},
                          Shape{8209, 100, 16}, Shape{kStreamTallRows, 41, 160}, Shape{kStreamTallRows, 16, 160},
                          Shape{20, 33, 1500}, Shape{20, 17, 1500}, Shape{2, 1024, 300}, Shape{1, 4096, 100},
-                         Shape{13, 700, 300}, Shape{20, 700, 300}}) {
+                         Shape{13, 700, 300}, Shape{20, 700, 300}, Shape{41, 1000, 600}}) {
     // Under --quick the large ones go through the dispatcher and the workspace variant only: forcing every kernel
     // on them is most of the full run's time.
     shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   cb9b87d0a96f366492b675185e61bc8ee89cff238efa7ab89c28af247d342bf3  template cpu/dispatch.cpp.tpl
+//   2a7ef6fc998b734f3aa9e619313b022656fe9a8d7d571ff186240f71dbd6feda  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -47,6 +47,7 @@ namespace {
 struct Kernel {
   const char* name;
   TileFn packed;
+  TileFn streamed;
   TileFn direct;
   PackFn pack_a;
   PackFn pack_b;
@@ -58,13 +59,13 @@ struct Kernel {
 };
 
 constexpr Kernel kKernels[] = {
-    {"k0_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 66, 64, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k1_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 8, 128, 33, 32, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k2_ukernel_neon_13x8_k8", &ukernel_neon_13x8_k8_packed, &ukernel_neon_13x8_k8_direct, &ukernel_neon_13x8_k8_pack_a, &ukernel_neon_13x8_k8_pack_b, 13, 8, 8, 52, 64, 128, 208, 64, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k3_ukernel_neon_12x8_k8", &ukernel_neon_12x8_k8_packed, &ukernel_neon_12x8_k8_direct, &ukernel_neon_12x8_k8_pack_a, &ukernel_neon_12x8_k8_pack_b, 12, 8, 8, 144, 128, 128, 144, 512, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k4_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 8, 12, 128, 32, 12, 256, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k5_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 33, 128, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k6_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 128, 144, 128, 512, 144, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k0_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 66, 64, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k1_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 8, 128, 33, 32, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k2_ukernel_neon_13x8_k8", &ukernel_neon_13x8_k8_packed, &ukernel_neon_13x8_k8_streamed, &ukernel_neon_13x8_k8_direct, &ukernel_neon_13x8_k8_pack_a, &ukernel_neon_13x8_k8_pack_b, 13, 8, 8, 52, 64, 128, 208, 64, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k3_ukernel_neon_12x8_k8", &ukernel_neon_12x8_k8_packed, &ukernel_neon_12x8_k8_streamed, &ukernel_neon_12x8_k8_direct, &ukernel_neon_12x8_k8_pack_a, &ukernel_neon_12x8_k8_pack_b, 12, 8, 8, 144, 128, 128, 144, 512, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k4_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_streamed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 8, 12, 128, 32, 12, 256, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k5_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 33, 128, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k6_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_streamed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 128, 144, 128, 512, 144, 128, 0.0, { 0.0, 0.0, 0.0 }},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -992,7 +993,25 @@ struct BlockJob {
   int64_t i2, j2, p2;        // origin of the level-2 tile
   int64_t m2, n2, k2;        // its extent, clamped to the block
   int64_t tiles_m, tiles_n;  // level-1 tiles in it
+  bool stream_b;             // B is read in place, not packed (see stream_b)
 };
+
+// Whether a thread whose block of C has `rows` rows reads B in place instead of packing it, in a call of N x K B.
+// Packing copies all of B before the FMAs that use it, and where C has few rows each element copied serves few
+// FMAs: on an AMD Zen 4, pack_b took 16-30% of 16-62 row calls with B in L3. In place, the first register tile of
+// each column strip reads the strip's k slice from the outer cache, fetching its rows ahead (see the kernels'
+// fetch_b_ahead), and the strip's later tiles find it in the inner ones, strided. Medians of interleaved rounds on
+// that Zen 4, one thread: 16x768x3072 1.28-1.34x faster, 16x1000x4096 1.30x, 24x2304x768 1.23x, 24x768x768
+// 1.09-1.11x, 43x2304x768 1.14x, 64x1000x4096 1.11x, 62x768x3072 1.03x, 128x768x3072 1.04x; two threads
+// 1.03-1.6x. Only for blocks of up to kStreamTiles rows of tiles: the more rows, the smaller the copy's share, and
+// the strided reads cost about what it saved (256x768x768 1.01x on one thread; 200x768x3072, 100 rows a thread,
+// 0.95x on two). And only while B stays in l3: from memory, the strip's short rows, a page apart, get
+// no help from the prefetchers (64x4096x4096: 0.97x).
+constexpr int64_t kStreamTiles = 8;
+bool stream_b(const Kernel& k, int64_t rows, int64_t N, int64_t K) {
+  const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
+  return rows <= std::min({kStreamTiles * k.mr, k.m1, k.m2}) && b_bytes <= kOuterBytes;
+}
 
 // Runs one level-2 tile. Its level-1 tiles are walked column by column (m innermost), so that each B block is
 // packed once per k slice and reused by every A block of the column. A block is packed whole, before its tiles: where
@@ -1008,7 +1027,7 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
       const int64_t p1 = job.p2 + slice * k.k1, k1 = std::min<int64_t>(k.k1, job.p2 + job.k2 - p1);
       const int64_t b_slot = (j1 / k.n1 * k_slices + slice) % buffers.b_slots;
       float* b_block = buffers.b + b_slot * b_block_floats(k);
-      if (!buffers.held_b[b_slot].holds(j1, p1, n1, k1)) {
+      if (!job.stream_b && !buffers.held_b[b_slot].holds(j1, p1, n1, k1)) {
         k.pack_b(g.B + p1 * g.ldb + j1, g.ldb, n1, k1, b_block);
         buffers.held_b[b_slot] = PackedBlock{j1, p1, n1, k1};
       }
@@ -1027,7 +1046,14 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
           for (int64_t ir = 0; ir < m1; ir += k.mr) {
             TileArgs args{k1, a_block + ir * k1, 0, b, 0, g.C + (i1 + ir) * g.ldc + j1 + jr, g.ldc, g.alpha, beta,
                           static_cast<int32_t>(std::min<int64_t>(k.mr, m1 - ir)), cols};
-            k.packed(args);
+            if (job.stream_b) {
+              args.b = g.B + p1 * g.ldb + j1 + jr;
+              args.ldb = g.ldb;
+              args.fetch_b_ahead = ir == 0;
+              k.streamed(args);
+            } else {
+              k.packed(args);
+            }
           }
         }
       }
@@ -1067,11 +1093,12 @@ void packed_task(void* context, int64_t index) {
   const PackedBlock empty{-1, -1, 0, 0};
   std::fill_n(buffers.held_a, buffers.slots, empty);
   std::fill_n(buffers.held_b, buffers.b_slots, empty);
+  const bool streams_b = stream_b(k, g.M, job.g->N, job.g->K);
   for (int64_t p2 = 0; p2 < g.K; p2 += k.k2)
     for (int64_t i2 = 0; i2 < g.M; i2 += k.m2)
       for (int64_t j2 = 0; j2 < g.N; j2 += k.n2) {
         BlockJob block{i2, j2, p2, std::min<int64_t>(k.m2, g.M - i2), std::min<int64_t>(k.n2, g.N - j2),
-                       std::min<int64_t>(k.k2, g.K - p2), 0, 0};
+                       std::min<int64_t>(k.k2, g.K - p2), 0, 0, streams_b};
         block.tiles_m = strata_model::ceil_div(block.m2, k.m1);
         block.tiles_n = strata_model::ceil_div(block.n2, k.n1);
         run_block(g, k, block, buffers);

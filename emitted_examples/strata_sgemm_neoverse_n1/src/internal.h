@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   a62a5e3285519c17d2271c9da2f158f9d6f08d923c2f61f461d17982ee5ec80a  template cpu/internal.h.tpl
+//   aa04910edcf17cf3ed7b36e0dd0342893f6d07dc9c50994d79ad3d36a47bcb91  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -20,6 +20,7 @@ namespace strata_sgemm_neoverse_n1_internal {
 //   packed:  A is a packed micro-panel, element (r, p) at a[p * MR + r]; B a packed micro-panel, (p, j) at
 //            b[p * NR + j]; lda and ldb are ignored.
 //   direct:  A is read in place, (r, p) at a[r * lda + p]; B in place, (p, j) at b[p * ldb + j].
+//   streamed: one register tile, A a packed micro-panel (as packed), B in place (as direct); lda is ignored.
 struct TileArgs {
   int64_t k;
   const float* a;
@@ -35,6 +36,9 @@ struct TileArgs {
   // Direct only: the strip's rows of A are not in the cache its tiles run from (the dispatcher's kStreamABytes), so
   // each full tile fetches the next tile's rows of A during its own k loop.
   bool fetch_a_ahead = false;
+  // Streamed only: the tile is the first of its column strip to read this k slice of B, which comes from the outer
+  // cache, so it fetches B's rows ahead of its k loop.
+  bool fetch_b_ahead = false;
 };
 
 using TileFn = void (*)(const TileArgs& args);
@@ -42,20 +46,24 @@ using TileFn = void (*)(const TileArgs& args);
 // NR-wide micro-panels, in the layouts the packed micro-kernel reads.
 using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t depth, float* out);
 
-// Micro-kernel entry points: a packed and a direct variant per register tile, and its packing routines.
+// Micro-kernel entry points: a packed, a streamed and a direct variant per register tile, and its packing routines.
 void ukernel_neon_11x8_k8_packed(const TileArgs& args);
+void ukernel_neon_11x8_k8_streamed(const TileArgs& args);
 void ukernel_neon_11x8_k8_direct(const TileArgs& args);
 void ukernel_neon_11x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_11x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_12x8_k8_packed(const TileArgs& args);
+void ukernel_neon_12x8_k8_streamed(const TileArgs& args);
 void ukernel_neon_12x8_k8_direct(const TileArgs& args);
 void ukernel_neon_12x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_12x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_13x8_k8_packed(const TileArgs& args);
+void ukernel_neon_13x8_k8_streamed(const TileArgs& args);
 void ukernel_neon_13x8_k8_direct(const TileArgs& args);
 void ukernel_neon_13x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_13x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_8x12_k8_packed(const TileArgs& args);
+void ukernel_neon_8x12_k8_streamed(const TileArgs& args);
 void ukernel_neon_8x12_k8_direct(const TileArgs& args);
 void ukernel_neon_8x12_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_8x12_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   a62a5e3285519c17d2271c9da2f158f9d6f08d923c2f61f461d17982ee5ec80a  template cpu/internal.h.tpl
+//   aa04910edcf17cf3ed7b36e0dd0342893f6d07dc9c50994d79ad3d36a47bcb91  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -21,6 +21,7 @@ namespace strata_sgemm_zen4_avx512_internal {
 //   packed:  A is a packed micro-panel, element (r, p) at a[p * MR + r]; B a packed micro-panel, (p, j) at
 //            b[p * NR + j]; lda and ldb are ignored.
 //   direct:  A is read in place, (r, p) at a[r * lda + p]; B in place, (p, j) at b[p * ldb + j].
+//   streamed: one register tile, A a packed micro-panel (as packed), B in place (as direct); lda is ignored.
 struct TileArgs {
   int64_t k;
   const float* a;
@@ -36,6 +37,9 @@ struct TileArgs {
   // Direct only: the strip's rows of A are not in the cache its tiles run from (the dispatcher's kStreamABytes), so
   // each full tile fetches the next tile's rows of A during its own k loop.
   bool fetch_a_ahead = false;
+  // Streamed only: the tile is the first of its column strip to read this k slice of B, which comes from the outer
+  // cache, so it fetches B's rows ahead of its k loop.
+  bool fetch_b_ahead = false;
 };
 
 using TileFn = void (*)(const TileArgs& args);
@@ -43,16 +47,19 @@ using TileFn = void (*)(const TileArgs& args);
 // NR-wide micro-panels, in the layouts the packed micro-kernel reads.
 using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t depth, float* out);
 
-// Micro-kernel entry points: a packed and a direct variant per register tile, and its packing routines.
+// Micro-kernel entry points: a packed, a streamed and a direct variant per register tile, and its packing routines.
 void ukernel_avx512_11x16_k4_packed(const TileArgs& args);
+void ukernel_avx512_11x16_k4_streamed(const TileArgs& args);
 void ukernel_avx512_11x16_k4_direct(const TileArgs& args);
 void ukernel_avx512_11x16_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_11x16_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_11x32_k4_packed(const TileArgs& args);
+void ukernel_avx512_11x32_k4_streamed(const TileArgs& args);
 void ukernel_avx512_11x32_k4_direct(const TileArgs& args);
 void ukernel_avx512_11x32_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_11x32_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_9x48_k8_packed(const TileArgs& args);
+void ukernel_avx512_9x48_k8_streamed(const TileArgs& args);
 void ukernel_avx512_9x48_k8_direct(const TileArgs& args);
 void ukernel_avx512_9x48_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_9x48_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);

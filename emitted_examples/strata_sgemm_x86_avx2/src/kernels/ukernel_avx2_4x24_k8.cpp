@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   89da492048607d0f181a492a2624c75b03d80917b788644734b344d82be7067d  template cpu/ukernel.cpp.tpl
+//   5854ca37a0b51347bfce7165b6e197c425e3a5da91fbac2efadbc7f9942d02d6  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 4 x 24 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 78.30 GFLOP/s (6.28e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -86,11 +86,18 @@ inline void store_row(float* c, const Vec* acc, Vec alpha, Vec beta, Mask full, 
   asm volatile("" ::: "memory");
 }
 
-// A B vector of the tile. In a direct tile the last vector may run past the end of B's row (and of the matrix),
-// so it is loaded under the column mask; packed panels are allocated whole, so they never need one.
-template <bool kPacked, bool kLastVector>
+// Where a tile reads its operands: both from packed micro-panels (the dispatcher's packed path), both in place (its
+// direct path), or A from a packed micro-panel and B in place (a packed call whose B it streams, see stream_b in
+// dispatch.cpp).
+enum class Operands { kPacked, kDirect, kStreamedB };
+constexpr bool packed_a(Operands ops) { return ops != Operands::kDirect; }
+constexpr bool packed_b(Operands ops) { return ops == Operands::kPacked; }
+
+// A B vector of the tile. Read in place, the last vector may run past the end of B's row (and of the matrix), so it
+// is loaded under the column mask; packed panels are allocated whole, so they never need one.
+template <bool kPackedB, bool kLastVector>
 inline Vec load_b(const float* p, Mask last) {
-  if constexpr (!kPacked && kLastVector) return vload_masked(p, last);
+  if constexpr (!kPackedB && kLastVector) return vload_masked(p, last);
   return vload(p);
 }
 
@@ -124,6 +131,26 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
   for (int r = 0; r < kAheadRows; ++r) __builtin_prefetch(row + r * lda);
 }
 
+// A streamed B's rows lie ldb apart, a page or more each when B is wide, so no hardware prefetcher follows a strip
+// of them down k, and the first tile of each strip, which brings the strip's k slice in from the outer cache, waits
+// on every row (the later tiles of the strip find it in the inner ones). That tile (TileArgs::fetch_b_ahead) asks
+// for the row kBRowsAhead steps below each one it reads, all of the tile's lines of it, the one past a vector too
+// where the row starts mid-line (without it, 64x1000x4096, rows 4000 bytes apart, ran at 0.89x of packing B; with
+// it, 1.11x). Medians of interleaved rounds on an AMD Zen 4, one thread, against packing B: 62x768x3072 1.05x faster
+// 8 rows ahead, 0.91x 16 ahead, 0.80x without asking; 16x768x3072 1.24x, 1.30x, 1.05x.
+constexpr int kBRowsAhead = 8;
+
+template <Operands kOps, int kVecs, int kSteps>
+inline void fetch_b_ahead(const TileArgs& t, const float* b, int64_t ldb) {
+  if constexpr (kOps == Operands::kStreamedB)
+    if (t.fetch_b_ahead)
+      for (int s = 0; s < kSteps; ++s) {
+        const float* row = b + (kBRowsAhead + s) * ldb;
+        for (int j = 0; j < kVecs * kLanes; j += kLineFloats) __builtin_prefetch(row + j);
+        __builtin_prefetch(row + kVecs * kLanes - 1);  // the last line, when the row starts mid-line
+      }
+}
+
 // The k loops' call: at the k step p of a kRows-row tile whose loop advances kStep steps at a time, the next tile's
 // rows, once per kLineFloats steps (nothing when kAheadRows is 0).
 template <int kRows, int kAheadRows, int kStep>
@@ -145,33 +172,35 @@ constexpr int64_t kSplitBytes = int64_t{16} << 10;
 
 // The body of every tile; inlined into tile() below and into a shallow direct strip's loop. kAheadRows > 0: a direct
 // tile that fetches the next tile's rows of A (see prefetch_a_rows), which start kRows rows below its own.
-template <bool kPacked, int kRows, int kVecs, int kAheadRows = 0>
+template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
-  static_assert(!kPacked || kAheadRows == 0, "a packed tile's A is a packed panel");
+  constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps);
+  static_assert(!kPackedA || kAheadRows == 0, "a packed tile's A is a packed panel");
   static_assert(kRows >= 1 && kRows <= 4 && kVecs >= 1 && kVecs <= 3, "tile outside the register tile");
-  if constexpr (!kPacked && kVecs == 1 && kRows > kDirectRows) {
+  if constexpr (!kPackedA && kVecs == 1 && kRows > kDirectRows) {
     if (t.k * kLanes * static_cast<int64_t>(sizeof(float)) <= kSplitBytes) {  // one vector of B per k step
       constexpr int kTop = (kRows + 1) / 2;
       TileArgs bottom = t;
       bottom.a += kTop * t.lda;
       bottom.c += kTop * t.ldc;
       bottom.rows = kRows - kTop;
-      tile_body<false, kTop, kVecs>(t);
-      tile_body<false, kRows - kTop, kVecs, kAheadRows>(bottom);  // the next tile starts below the bottom half
+      tile_body<Operands::kDirect, kTop, kVecs>(t);
+      // The next tile starts below the bottom half.
+      tile_body<Operands::kDirect, kRows - kTop, kVecs, kAheadRows>(bottom);
       return;
     }
   }
-  // A element (r, p): packed at a[p * 4 + r], direct at a[r * lda + p]. B row p: packed at b + p * 24,
-  // direct at b + p * ldb.
-  const int64_t a_rs = kPacked ? 1 : t.lda;
-  const int64_t a_cs = kPacked ? 4 : 1;
-  const int64_t b_rs = kPacked ? 24 : t.ldb;
+  // A element (r, p): packed at a[p * 4 + r], in place at a[r * lda + p]. B row p: packed at b + p * 24,
+  // in place at b + p * ldb.
+  const int64_t a_rs = kPackedA ? 1 : t.lda;
+  const int64_t a_cs = kPackedA ? 4 : 1;
+  const int64_t b_rs = kPackedB ? 24 : t.ldb;
   const float* a = t.a;
   const float* b = t.b;
   const int64_t depth = t.k;
   const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
   int c_row = depth >= kPrefetchDepth ? 0 : kRows;  // the next C row to prefetch
-  if constexpr (!kPacked)
+  if constexpr (!kPackedA)
     for (; c_row < kRows; ++c_row) prefetch_c_row<kVecs>(t.c + c_row * t.ldc, t.cols);
   Vec c0_0 = vzero();
   Vec c0_1 = vzero();
@@ -191,14 +220,15 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   // apart, so an unrolled step needs an address register per row of A and per unrolled row of B, more than x86-64
   // has, and GCC kept the offsets on the stack and reloaded them in the loop (9x48 direct tile, K = 100: 1.16x
   // faster without unrolling; 2708x64x16 1.24x). A one-vector tile is bound by its loads either way, and lost 3-8%.
-  for (; (kPacked || kVecs == 1) && p + 8 <= depth; p += 8, a += 8 * a_cs, b += 8 * b_rs) {
-    if constexpr (kPacked)
+  for (; (kPackedA || kVecs == 1) && p + 8 <= depth; p += 8, a += 8 * a_cs, b += 8 * b_rs) {
+    if constexpr (kPackedA)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
     fetch_a_ahead<kRows, kAheadRows, 8>(t, p);
+    fetch_b_ahead<kOps, kVecs, 8>(t, b, b_rs);
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPacked, kVecs == 3>(b + 0 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kVecs == 3>(b + 0 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 0 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -225,9 +255,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPacked, kVecs == 3>(b + 1 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kVecs == 3>(b + 1 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 1 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -254,9 +284,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPacked, kVecs == 3>(b + 2 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kVecs == 3>(b + 2 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 2 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -283,9 +313,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPacked, kVecs == 3>(b + 3 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kVecs == 3>(b + 3 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 3 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -312,9 +342,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 4 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 4 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPacked, kVecs == 3>(b + 4 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 4 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 4 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kVecs == 3>(b + 4 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 4 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -341,9 +371,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 5 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 5 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPacked, kVecs == 3>(b + 5 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 5 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 5 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kVecs == 3>(b + 5 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 5 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -370,9 +400,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 6 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 6 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPacked, kVecs == 3>(b + 6 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 6 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 6 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kVecs == 3>(b + 6 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 6 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -399,9 +429,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 7 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 7 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPacked, kVecs == 3>(b + 7 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 7 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 7 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kVecs == 3>(b + 7 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 7 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -438,29 +468,29 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   for (int g = 0; g < kRowGroups; ++g) rows3[g] = a + 3 * g * a_rs;
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
     fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
-    const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 0 * kLanes, last) : vzero();
-    const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 1 * kLanes, last) : vzero();
-    const Vec b2 = kVecs > 2 ? load_b<kPacked, kVecs == 3>(b + 2 * kLanes, last) : vzero();
+    const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 0 * kLanes, last) : vzero();
+    const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 1 * kLanes, last) : vzero();
+    const Vec b2 = kVecs > 2 ? load_b<kPackedB, kVecs == 3>(b + 2 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {
-      const Vec a0 = vbroadcast(kPacked ? a + 0 * a_rs : rows3[0 / 3] + 0 % 3 * a_rs);
+      const Vec a0 = vbroadcast(kPackedA ? a + 0 * a_rs : rows3[0 / 3] + 0 % 3 * a_rs);
       c0_0 = vfma(a0, b0, c0_0);
       if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
       if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
     }
     if constexpr (kRows > 1) {
-      const Vec a1 = vbroadcast(kPacked ? a + 1 * a_rs : rows3[1 / 3] + 1 % 3 * a_rs);
+      const Vec a1 = vbroadcast(kPackedA ? a + 1 * a_rs : rows3[1 / 3] + 1 % 3 * a_rs);
       c1_0 = vfma(a1, b0, c1_0);
       if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
       if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
     }
     if constexpr (kRows > 2) {
-      const Vec a2 = vbroadcast(kPacked ? a + 2 * a_rs : rows3[2 / 3] + 2 % 3 * a_rs);
+      const Vec a2 = vbroadcast(kPackedA ? a + 2 * a_rs : rows3[2 / 3] + 2 % 3 * a_rs);
       c2_0 = vfma(a2, b0, c2_0);
       if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
       if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
     }
     if constexpr (kRows > 3) {
-      const Vec a3 = vbroadcast(kPacked ? a + 3 * a_rs : rows3[3 / 3] + 3 % 3 * a_rs);
+      const Vec a3 = vbroadcast(kPackedA ? a + 3 * a_rs : rows3[3 / 3] + 3 % 3 * a_rs);
       c3_0 = vfma(a3, b0, c3_0);
       if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
       if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
@@ -501,18 +531,18 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
 }
 
 // One tile, out of line: what the tables below and a strip's loop point to.
-template <bool kPacked, int kRows, int kVecs, int kAheadRows = 0>
+template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
 __attribute__((noinline)) void tile(const TileArgs& t) {
-  tile_body<kPacked, kRows, kVecs, kAheadRows>(t);
+  tile_body<kOps, kRows, kVecs, kAheadRows>(t);
 }
 
 // Every (rows, vectors) instantiation, so that an edge tile runs exactly the work it needs.
-template <bool kPacked>
+template <Operands kOps>
 constexpr TileFn kTiles[4][3] = {
-    { &tile<kPacked, 1, 1>, &tile<kPacked, 1, 2>, &tile<kPacked, 1, 3> },
-    { &tile<kPacked, 2, 1>, &tile<kPacked, 2, 2>, &tile<kPacked, 2, 3> },
-    { &tile<kPacked, 3, 1>, &tile<kPacked, 3, 2>, &tile<kPacked, 3, 3> },
-    { &tile<kPacked, 4, 1>, &tile<kPacked, 4, 2>, &tile<kPacked, 4, 3> },
+    { &tile<kOps, 1, 1>, &tile<kOps, 1, 2>, &tile<kOps, 1, 3> },
+    { &tile<kOps, 2, 1>, &tile<kOps, 2, 2>, &tile<kOps, 2, 3> },
+    { &tile<kOps, 3, 1>, &tile<kOps, 3, 2>, &tile<kOps, 3, 3> },
+    { &tile<kOps, 4, 1>, &tile<kOps, 4, 2>, &tile<kOps, 4, 3> },
 };
 
 // A direct call covers a column strip of C: any number of rows, in register tiles of 4 rows, all kVecs vectors
@@ -534,15 +564,15 @@ void strip_tiles(const TileArgs& t) {
   const bool ahead = t.fetch_a_ahead && t.k >= kPrefetchDepth;
   for (; rows >= 4; rows -= 4, full.a += 4 * t.lda, full.c += 4 * t.ldc) {
     if constexpr (kInline)
-      tile_body<false, 4, kVecs>(full);
+      tile_body<Operands::kDirect, 4, kVecs>(full);
     else if (ahead && rows >= 2 * 4)
-      tile<false, 4, kVecs, 4>(full);
+      tile<Operands::kDirect, 4, kVecs, 4>(full);
     else
-      tile<false, 4, kVecs>(full);
+      tile<Operands::kDirect, 4, kVecs>(full);
   }
   if (rows > 0) {
     full.rows = rows;
-    kTiles<false>[rows - 1][kVecs - 1](full);
+    kTiles<Operands::kDirect>[rows - 1][kVecs - 1](full);
   }
 }
 
@@ -660,7 +690,7 @@ constexpr TileFn kStrips[3] = { &direct_strip<1>, &direct_strip<2>, &direct_stri
 void direct_vectors(const TileArgs& args) {
   const int vectors = (args.cols + kLanes - 1) / kLanes;
   if (args.rows < 4)  // a single short tile: straight to it
-    kTiles<false>[args.rows - 1][vectors - 1](args);
+    kTiles<Operands::kDirect>[args.rows - 1][vectors - 1](args);
   else
     kStrips[vectors - 1](args);
 }
@@ -669,7 +699,12 @@ void direct_vectors(const TileArgs& args) {
 
 void ukernel_avx2_4x24_k8_packed(const TileArgs& args) {
   if (args.rows <= 0 || args.cols <= 0) return;
-  kTiles<true>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
+  kTiles<Operands::kPacked>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
+}
+
+void ukernel_avx2_4x24_k8_streamed(const TileArgs& args) {
+  if (args.rows <= 0 || args.cols <= 0) return;
+  kTiles<Operands::kStreamedB>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
 }
 
 void ukernel_avx2_4x24_k8_direct(const TileArgs& args) {

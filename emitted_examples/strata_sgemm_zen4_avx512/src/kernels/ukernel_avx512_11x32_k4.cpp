@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   89da492048607d0f181a492a2624c75b03d80917b788644734b344d82be7067d  template cpu/ukernel.cpp.tpl
+//   5854ca37a0b51347bfce7165b6e197c425e3a5da91fbac2efadbc7f9942d02d6  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -95,11 +95,18 @@ inline void store_row(float* c, const Vec* acc, Vec alpha, Vec beta, Mask full, 
   asm volatile("" ::: "memory");
 }
 
-// A B vector of the tile. In a direct tile the last vector may run past the end of B's row (and of the matrix),
-// so it is loaded under the column mask; packed panels are allocated whole, so they never need one.
-template <bool kPacked, bool kLastVector>
+// Where a tile reads its operands: both from packed micro-panels (the dispatcher's packed path), both in place (its
+// direct path), or A from a packed micro-panel and B in place (a packed call whose B it streams, see stream_b in
+// dispatch.cpp).
+enum class Operands { kPacked, kDirect, kStreamedB };
+constexpr bool packed_a(Operands ops) { return ops != Operands::kDirect; }
+constexpr bool packed_b(Operands ops) { return ops == Operands::kPacked; }
+
+// A B vector of the tile. Read in place, the last vector may run past the end of B's row (and of the matrix), so it
+// is loaded under the column mask; packed panels are allocated whole, so they never need one.
+template <bool kPackedB, bool kLastVector>
 inline Vec load_b(const float* p, Mask last) {
-  if constexpr (!kPacked && kLastVector) return vload_masked(p, last);
+  if constexpr (!kPackedB && kLastVector) return vload_masked(p, last);
   return vload(p);
 }
 
@@ -133,6 +140,26 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
   for (int r = 0; r < kAheadRows; ++r) __builtin_prefetch(row + r * lda);
 }
 
+// A streamed B's rows lie ldb apart, a page or more each when B is wide, so no hardware prefetcher follows a strip
+// of them down k, and the first tile of each strip, which brings the strip's k slice in from the outer cache, waits
+// on every row (the later tiles of the strip find it in the inner ones). That tile (TileArgs::fetch_b_ahead) asks
+// for the row kBRowsAhead steps below each one it reads, all of the tile's lines of it, the one past a vector too
+// where the row starts mid-line (without it, 64x1000x4096, rows 4000 bytes apart, ran at 0.89x of packing B; with
+// it, 1.11x). Medians of interleaved rounds on an AMD Zen 4, one thread, against packing B: 62x768x3072 1.05x faster
+// 8 rows ahead, 0.91x 16 ahead, 0.80x without asking; 16x768x3072 1.24x, 1.30x, 1.05x.
+constexpr int kBRowsAhead = 8;
+
+template <Operands kOps, int kVecs, int kSteps>
+inline void fetch_b_ahead(const TileArgs& t, const float* b, int64_t ldb) {
+  if constexpr (kOps == Operands::kStreamedB)
+    if (t.fetch_b_ahead)
+      for (int s = 0; s < kSteps; ++s) {
+        const float* row = b + (kBRowsAhead + s) * ldb;
+        for (int j = 0; j < kVecs * kLanes; j += kLineFloats) __builtin_prefetch(row + j);
+        __builtin_prefetch(row + kVecs * kLanes - 1);  // the last line, when the row starts mid-line
+      }
+}
+
 // The k loops' call: at the k step p of a kRows-row tile whose loop advances kStep steps at a time, the next tile's
 // rows, once per kLineFloats steps (nothing when kAheadRows is 0).
 template <int kRows, int kAheadRows, int kStep>
@@ -154,33 +181,35 @@ constexpr int64_t kSplitBytes = int64_t{16} << 10;
 
 // The body of every tile; inlined into tile() below and into a shallow direct strip's loop. kAheadRows > 0: a direct
 // tile that fetches the next tile's rows of A (see prefetch_a_rows), which start kRows rows below its own.
-template <bool kPacked, int kRows, int kVecs, int kAheadRows = 0>
+template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
-  static_assert(!kPacked || kAheadRows == 0, "a packed tile's A is a packed panel");
+  constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps);
+  static_assert(!kPackedA || kAheadRows == 0, "a packed tile's A is a packed panel");
   static_assert(kRows >= 1 && kRows <= 11 && kVecs >= 1 && kVecs <= 2, "tile outside the register tile");
-  if constexpr (!kPacked && kVecs == 1 && kRows > kDirectRows) {
+  if constexpr (!kPackedA && kVecs == 1 && kRows > kDirectRows) {
     if (t.k * kLanes * static_cast<int64_t>(sizeof(float)) <= kSplitBytes) {  // one vector of B per k step
       constexpr int kTop = (kRows + 1) / 2;
       TileArgs bottom = t;
       bottom.a += kTop * t.lda;
       bottom.c += kTop * t.ldc;
       bottom.rows = kRows - kTop;
-      tile_body<false, kTop, kVecs>(t);
-      tile_body<false, kRows - kTop, kVecs, kAheadRows>(bottom);  // the next tile starts below the bottom half
+      tile_body<Operands::kDirect, kTop, kVecs>(t);
+      // The next tile starts below the bottom half.
+      tile_body<Operands::kDirect, kRows - kTop, kVecs, kAheadRows>(bottom);
       return;
     }
   }
-  // A element (r, p): packed at a[p * 11 + r], direct at a[r * lda + p]. B row p: packed at b + p * 32,
-  // direct at b + p * ldb.
-  const int64_t a_rs = kPacked ? 1 : t.lda;
-  const int64_t a_cs = kPacked ? 11 : 1;
-  const int64_t b_rs = kPacked ? 32 : t.ldb;
+  // A element (r, p): packed at a[p * 11 + r], in place at a[r * lda + p]. B row p: packed at b + p * 32,
+  // in place at b + p * ldb.
+  const int64_t a_rs = kPackedA ? 1 : t.lda;
+  const int64_t a_cs = kPackedA ? 11 : 1;
+  const int64_t b_rs = kPackedB ? 32 : t.ldb;
   const float* a = t.a;
   const float* b = t.b;
   const int64_t depth = t.k;
   const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
   int c_row = depth >= kPrefetchDepth ? 0 : kRows;  // the next C row to prefetch
-  if constexpr (!kPacked)
+  if constexpr (!kPackedA)
     for (; c_row < kRows; ++c_row) prefetch_c_row<kVecs>(t.c + c_row * t.ldc, t.cols);
   Vec c0_0 = vzero();
   Vec c0_1 = vzero();
@@ -210,13 +239,14 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   // apart, so an unrolled step needs an address register per row of A and per unrolled row of B, more than x86-64
   // has, and GCC kept the offsets on the stack and reloaded them in the loop (9x48 direct tile, K = 100: 1.16x
   // faster without unrolling; 2708x64x16 1.24x). A one-vector tile is bound by its loads either way, and lost 3-8%.
-  for (; (kPacked || kVecs == 1) && p + 4 <= depth; p += 4, a += 4 * a_cs, b += 4 * b_rs) {
-    if constexpr (kPacked)
+  for (; (kPackedA || kVecs == 1) && p + 4 <= depth; p += 4, a += 4 * a_cs, b += 4 * b_rs) {
+    if constexpr (kPackedA)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
     fetch_a_ahead<kRows, kAheadRows, 4>(t, p);
+    fetch_b_ahead<kOps, kVecs, 4>(t, b, b_rs);
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 0 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -274,8 +304,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 1 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -333,8 +363,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 2 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -392,8 +422,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 3 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -461,60 +491,60 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   for (int g = 0; g < kRowGroups; ++g) rows3[g] = a + 3 * g * a_rs;
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
     fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
-    const Vec b0 = kVecs > 0 ? load_b<kPacked, kVecs == 1>(b + 0 * kLanes, last) : vzero();
-    const Vec b1 = kVecs > 1 ? load_b<kPacked, kVecs == 2>(b + 1 * kLanes, last) : vzero();
+    const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 0 * kLanes, last) : vzero();
+    const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 1 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {
-      const Vec a0 = vbroadcast(kPacked ? a + 0 * a_rs : rows3[0 / 3] + 0 % 3 * a_rs);
+      const Vec a0 = vbroadcast(kPackedA ? a + 0 * a_rs : rows3[0 / 3] + 0 % 3 * a_rs);
       c0_0 = vfma(a0, b0, c0_0);
       if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
     }
     if constexpr (kRows > 1) {
-      const Vec a1 = vbroadcast(kPacked ? a + 1 * a_rs : rows3[1 / 3] + 1 % 3 * a_rs);
+      const Vec a1 = vbroadcast(kPackedA ? a + 1 * a_rs : rows3[1 / 3] + 1 % 3 * a_rs);
       c1_0 = vfma(a1, b0, c1_0);
       if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
     }
     if constexpr (kRows > 2) {
-      const Vec a2 = vbroadcast(kPacked ? a + 2 * a_rs : rows3[2 / 3] + 2 % 3 * a_rs);
+      const Vec a2 = vbroadcast(kPackedA ? a + 2 * a_rs : rows3[2 / 3] + 2 % 3 * a_rs);
       c2_0 = vfma(a2, b0, c2_0);
       if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
     }
     if constexpr (kRows > 3) {
-      const Vec a3 = vbroadcast(kPacked ? a + 3 * a_rs : rows3[3 / 3] + 3 % 3 * a_rs);
+      const Vec a3 = vbroadcast(kPackedA ? a + 3 * a_rs : rows3[3 / 3] + 3 % 3 * a_rs);
       c3_0 = vfma(a3, b0, c3_0);
       if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
     }
     if constexpr (kRows > 4) {
-      const Vec a4 = vbroadcast(kPacked ? a + 4 * a_rs : rows3[4 / 3] + 4 % 3 * a_rs);
+      const Vec a4 = vbroadcast(kPackedA ? a + 4 * a_rs : rows3[4 / 3] + 4 % 3 * a_rs);
       c4_0 = vfma(a4, b0, c4_0);
       if constexpr (kVecs > 1) c4_1 = vfma(a4, b1, c4_1);
     }
     if constexpr (kRows > 5) {
-      const Vec a5 = vbroadcast(kPacked ? a + 5 * a_rs : rows3[5 / 3] + 5 % 3 * a_rs);
+      const Vec a5 = vbroadcast(kPackedA ? a + 5 * a_rs : rows3[5 / 3] + 5 % 3 * a_rs);
       c5_0 = vfma(a5, b0, c5_0);
       if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
     }
     if constexpr (kRows > 6) {
-      const Vec a6 = vbroadcast(kPacked ? a + 6 * a_rs : rows3[6 / 3] + 6 % 3 * a_rs);
+      const Vec a6 = vbroadcast(kPackedA ? a + 6 * a_rs : rows3[6 / 3] + 6 % 3 * a_rs);
       c6_0 = vfma(a6, b0, c6_0);
       if constexpr (kVecs > 1) c6_1 = vfma(a6, b1, c6_1);
     }
     if constexpr (kRows > 7) {
-      const Vec a7 = vbroadcast(kPacked ? a + 7 * a_rs : rows3[7 / 3] + 7 % 3 * a_rs);
+      const Vec a7 = vbroadcast(kPackedA ? a + 7 * a_rs : rows3[7 / 3] + 7 % 3 * a_rs);
       c7_0 = vfma(a7, b0, c7_0);
       if constexpr (kVecs > 1) c7_1 = vfma(a7, b1, c7_1);
     }
     if constexpr (kRows > 8) {
-      const Vec a8 = vbroadcast(kPacked ? a + 8 * a_rs : rows3[8 / 3] + 8 % 3 * a_rs);
+      const Vec a8 = vbroadcast(kPackedA ? a + 8 * a_rs : rows3[8 / 3] + 8 % 3 * a_rs);
       c8_0 = vfma(a8, b0, c8_0);
       if constexpr (kVecs > 1) c8_1 = vfma(a8, b1, c8_1);
     }
     if constexpr (kRows > 9) {
-      const Vec a9 = vbroadcast(kPacked ? a + 9 * a_rs : rows3[9 / 3] + 9 % 3 * a_rs);
+      const Vec a9 = vbroadcast(kPackedA ? a + 9 * a_rs : rows3[9 / 3] + 9 % 3 * a_rs);
       c9_0 = vfma(a9, b0, c9_0);
       if constexpr (kVecs > 1) c9_1 = vfma(a9, b1, c9_1);
     }
     if constexpr (kRows > 10) {
-      const Vec a10 = vbroadcast(kPacked ? a + 10 * a_rs : rows3[10 / 3] + 10 % 3 * a_rs);
+      const Vec a10 = vbroadcast(kPackedA ? a + 10 * a_rs : rows3[10 / 3] + 10 % 3 * a_rs);
       c10_0 = vfma(a10, b0, c10_0);
       if constexpr (kVecs > 1) c10_1 = vfma(a10, b1, c10_1);
     }
@@ -582,25 +612,25 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
 }
 
 // One tile, out of line: what the tables below and a strip's loop point to.
-template <bool kPacked, int kRows, int kVecs, int kAheadRows = 0>
+template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
 __attribute__((noinline)) void tile(const TileArgs& t) {
-  tile_body<kPacked, kRows, kVecs, kAheadRows>(t);
+  tile_body<kOps, kRows, kVecs, kAheadRows>(t);
 }
 
 // Every (rows, vectors) instantiation, so that an edge tile runs exactly the work it needs.
-template <bool kPacked>
+template <Operands kOps>
 constexpr TileFn kTiles[11][2] = {
-    { &tile<kPacked, 1, 1>, &tile<kPacked, 1, 2> },
-    { &tile<kPacked, 2, 1>, &tile<kPacked, 2, 2> },
-    { &tile<kPacked, 3, 1>, &tile<kPacked, 3, 2> },
-    { &tile<kPacked, 4, 1>, &tile<kPacked, 4, 2> },
-    { &tile<kPacked, 5, 1>, &tile<kPacked, 5, 2> },
-    { &tile<kPacked, 6, 1>, &tile<kPacked, 6, 2> },
-    { &tile<kPacked, 7, 1>, &tile<kPacked, 7, 2> },
-    { &tile<kPacked, 8, 1>, &tile<kPacked, 8, 2> },
-    { &tile<kPacked, 9, 1>, &tile<kPacked, 9, 2> },
-    { &tile<kPacked, 10, 1>, &tile<kPacked, 10, 2> },
-    { &tile<kPacked, 11, 1>, &tile<kPacked, 11, 2> },
+    { &tile<kOps, 1, 1>, &tile<kOps, 1, 2> },
+    { &tile<kOps, 2, 1>, &tile<kOps, 2, 2> },
+    { &tile<kOps, 3, 1>, &tile<kOps, 3, 2> },
+    { &tile<kOps, 4, 1>, &tile<kOps, 4, 2> },
+    { &tile<kOps, 5, 1>, &tile<kOps, 5, 2> },
+    { &tile<kOps, 6, 1>, &tile<kOps, 6, 2> },
+    { &tile<kOps, 7, 1>, &tile<kOps, 7, 2> },
+    { &tile<kOps, 8, 1>, &tile<kOps, 8, 2> },
+    { &tile<kOps, 9, 1>, &tile<kOps, 9, 2> },
+    { &tile<kOps, 10, 1>, &tile<kOps, 10, 2> },
+    { &tile<kOps, 11, 1>, &tile<kOps, 11, 2> },
 };
 
 // A direct call covers a column strip of C: any number of rows, in register tiles of 11 rows, all kVecs vectors
@@ -622,15 +652,15 @@ void strip_tiles(const TileArgs& t) {
   const bool ahead = t.fetch_a_ahead && t.k >= kPrefetchDepth;
   for (; rows >= 11; rows -= 11, full.a += 11 * t.lda, full.c += 11 * t.ldc) {
     if constexpr (kInline)
-      tile_body<false, 11, kVecs>(full);
+      tile_body<Operands::kDirect, 11, kVecs>(full);
     else if (ahead && rows >= 2 * 11)
-      tile<false, 11, kVecs, 11>(full);
+      tile<Operands::kDirect, 11, kVecs, 11>(full);
     else
-      tile<false, 11, kVecs>(full);
+      tile<Operands::kDirect, 11, kVecs>(full);
   }
   if (rows > 0) {
     full.rows = rows;
-    kTiles<false>[rows - 1][kVecs - 1](full);
+    kTiles<Operands::kDirect>[rows - 1][kVecs - 1](full);
   }
 }
 
@@ -748,7 +778,7 @@ constexpr TileFn kStrips[2] = { &direct_strip<1>, &direct_strip<2> };
 void direct_vectors(const TileArgs& args) {
   const int vectors = (args.cols + kLanes - 1) / kLanes;
   if (args.rows < 11)  // a single short tile: straight to it
-    kTiles<false>[args.rows - 1][vectors - 1](args);
+    kTiles<Operands::kDirect>[args.rows - 1][vectors - 1](args);
   else
     kStrips[vectors - 1](args);
 }
@@ -757,7 +787,12 @@ void direct_vectors(const TileArgs& args) {
 
 void ukernel_avx512_11x32_k4_packed(const TileArgs& args) {
   if (args.rows <= 0 || args.cols <= 0) return;
-  kTiles<true>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
+  kTiles<Operands::kPacked>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
+}
+
+void ukernel_avx512_11x32_k4_streamed(const TileArgs& args) {
+  if (args.rows <= 0 || args.cols <= 0) return;
+  kTiles<Operands::kStreamedB>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
 }
 
 void ukernel_avx512_11x32_k4_direct(const TileArgs& args) {
