@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   5854ca37a0b51347bfce7165b6e197c425e3a5da91fbac2efadbc7f9942d02d6  template cpu/ukernel.cpp.tpl
+//   a1bc4b65404bf22de6e715fbb89d52f2b7df83ed51435433aa1977bac5862c1a  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -1540,7 +1540,11 @@ void ukernel_neon_11x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int6
   // the row kRowsAhead below it, which arrive while this one and the next few are copied. Medians of interleaved
   // rounds on an AMD Zen 4, where few-row calls spend up to half their time here: one thread, 16x2304x768 1.14x
   // faster, 24x768x3072 1.15x, 32x4096x25088 1.07x; two, 16x768x768 1.24x, 64x1000x4096 1.06x; 1.0 within noise
-  // where B is cached or the copy is a small share. Two to four rows ahead did best; eight, 3-5% less.
+  // where B is cached or the copy is a small share. Two to four rows ahead did best; eight, 3-5% less. The lines are
+  // asked into L2 (locality 2: prefetcht1 on x86), not L1: where B comes from memory the copy is bound by the misses
+  // in flight, and requests into L1 hold the core's few L1 miss buffers until the line arrives (one Zen 4 thread, B
+  // of 64 MiB: 32x4096x4096 1.05x faster, 64x4096x4096 1.03x, 128x4096x4096 1.01x; within noise where B is in L3 or
+  // two threads share the memory bandwidth). prefetcht2 did as well; prefetchnta gained 1%.
   const int64_t panels = cols / 8, tail = cols - panels * 8;
   constexpr int64_t kRowsAhead = 4;
   for (int64_t p = 0; p < depth; ++p) {
@@ -1548,8 +1552,8 @@ void ukernel_neon_11x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int6
     float* panel_row = out + p * 8;
     if (p + kRowsAhead < depth) {
       const float* ahead = row + kRowsAhead * ldb;
-      for (int64_t j = 0; j < cols; j += kLineFloats) __builtin_prefetch(ahead + j);
-      __builtin_prefetch(ahead + cols - 1);  // the row's last line, when the row starts mid-line
+      for (int64_t j = 0; j < cols; j += kLineFloats) __builtin_prefetch(ahead + j, 0, 2);
+      __builtin_prefetch(ahead + cols - 1, 0, 2);  // the row's last line, when the row starts mid-line
     }
     for (int64_t j = 0; j < panels; ++j, row += 8, panel_row += depth * 8)
       for (int v = 0; v < 2; ++v) vst1q_f32(panel_row + v * kLanes, vload(row + v * kLanes));
