@@ -988,11 +988,12 @@ struct BlockJob {
 // fetch_b_ahead), and the strip's later tiles find it in the inner ones, strided. Medians of interleaved rounds on
 // that Zen 4, one thread: 16x768x3072 1.28-1.34x faster, 16x1000x4096 1.30x, 24x2304x768 1.23x, 24x768x768
 // 1.09-1.11x, 43x2304x768 1.14x, 64x1000x4096 1.11x, 62x768x3072 1.03x, 128x768x3072 1.04x; two threads
-// 1.03-1.6x. Only for blocks of up to kStreamTiles rows of tiles: the more rows, the smaller the copy's share, and
-// the strided reads cost about what it saved (256x768x768 1.01x on one thread; 200x768x3072, 100 rows a thread,
-// 0.95x on two). And only while B stays in {{OUTER_CACHE}}: from memory, the strip's short rows, a page apart, get
-// no help from the prefetchers (64x4096x4096: 0.97x).
-constexpr int64_t kStreamTiles = 8;
+// 1.03-1.6x; with packed blocks cut into even tiles (see row_tiles), 100-128 rows 1.01-1.03x (100x768x3072 1.03x,
+// 128x768x768 1.01-1.02x), but 128x3072x768 0.98x. Only for blocks of up to kStreamTiles rows of tiles: the more rows,
+// the smaller the copy's share, and the strided reads cost about what it saved (256x768x768 1.01x on one thread,
+// 200-row calls, 100 rows a thread, 0.98-1.0x on two). And only while B stays in {{OUTER_CACHE}}: from memory, the
+// strip's short rows, a page apart, get no help from the prefetchers (64x4096x4096: 0.97x).
+constexpr int64_t kStreamTiles = 12;
 bool stream_b(const Kernel& k, int64_t rows, int64_t N, int64_t K) {
   const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
   return rows <= std::min({kStreamTiles * k.mr, k.m1, k.m2}) && b_bytes <= kOuterBytes;
