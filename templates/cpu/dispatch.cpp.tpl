@@ -393,13 +393,24 @@ DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
   const Kernel& k = kKernels[id];
   const DirectConstants& rates = kDirect.of[id];
   const strata_model::Machine& m = kMachine;
-  // A tile's k step: its FMAs, its loads (see DirectConstants) or the FMA latency, whichever is longest; then its C.
-  auto tile_s = [&](int64_t rows, int64_t cols) {
+  const int64_t slice = direct_depth(k, M, N, K, N);
+  // A tile's k step: its FMAs, its loads (see DirectConstants) or the FMA latency, whichever is longest.
+  auto step_s = [&](int64_t rows, int64_t cols, int64_t vectors) {
     const double elements = static_cast<double>(rows * cols);
+    return std::max({elements * rates.fma_s, static_cast<double>(rows + vectors) * rates.load_s, m.fma_latency_s});
+  };
+  // A one-vector tile taller than kDirectRows over slices of at most kSplitBytes of B runs as two shorter tiles,
+  // each loading B's vector again (see tile_body in the kernels). Priced whole, the 14- and 15-row one-vector tiles
+  // looked as fast as 11x32 in place, and won 33x33x33, 100x100x100 and 17x7x33, where 11x32 was 1.10-1.14x faster
+  // (one Zen 4 thread).
+  const bool halves = std::min(slice, K) * kVectorFloats * static_cast<int64_t>(sizeof(float)) <= kSplitBytes;
+  // Then its C.
+  auto tile_s = [&](int64_t rows, int64_t cols) {
     const int64_t vectors = (cols + kVectorFloats - 1) / kVectorFloats;
-    const double step_s =
-        std::max({elements * rates.fma_s, static_cast<double>(rows + vectors) * rates.load_s, m.fma_latency_s});
-    return static_cast<double>(K) * step_s + elements * kDirectCElementSeconds;
+    double k_step_s = step_s(rows, cols, vectors);
+    if (vectors == 1 && rows > kDirectRows && halves)
+      k_step_s = step_s((rows + 1) / 2, cols, 1) + step_s(rows - (rows + 1) / 2, cols, 1);
+    return static_cast<double>(K) * k_step_s + static_cast<double>(rows * cols) * kDirectCElementSeconds;
   };
   const int64_t full_m = M / k.mr, edge_m = M % k.mr, full_n = N / k.nr, edge_n = N % k.nr;
   double compute_s = static_cast<double>(full_m * full_n) * tile_s(k.mr, k.nr);
@@ -407,7 +418,7 @@ DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
   if (edge_m > 0) compute_s += static_cast<double>(full_n) * tile_s(edge_m, k.nr);
   if (edge_m > 0 && edge_n > 0) compute_s += tile_s(edge_m, edge_n);
   const int64_t strips_n = full_n + (edge_n > 0 ? 1 : 0);
-  const int64_t slice = direct_depth(k, M, N, K, N), block_rows = direct_block_rows(k, M, N, std::min(slice, K));
+  const int64_t block_rows = direct_block_rows(k, M, N, std::min(slice, K));
   const int64_t slices = slice >= K ? 1 : ceil_div(K, slice), blocks = block_rows >= M ? 1 : ceil_div(M, block_rows);
   const double calls_s = static_cast<double>(slices * blocks * strips_n) * kStripCallLaunches * m.launch_s;
   // An empty C (a call that returns at once) reads nothing: its plan then costs every kernel the same.

@@ -34,6 +34,10 @@ struct TileArgs {
   bool fetch_b_ahead = false;
 };
 
+// The most bytes of B's rows a direct one-vector tile taller than the dispatcher's kDirectRows reads before it runs
+// as two shorter tiles over them (see tile_body in the kernels; the dispatcher's direct_work models the split).
+constexpr int64_t kSplitBytes = int64_t{16} << 10;
+
 using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into
 // NR-wide micro-panels, in the layouts the packed micro-kernel reads.

@@ -263,7 +263,6 @@ inline void fetch_a_ahead(const TileArgs& t, int64_t p) {
 // 1.12x). Where they do not (a single deep column strip, 19717x16x602) reading them twice cost more than the
 // reloads (0.91x), and the tile stays whole. (The dispatcher packs a single row of such tiles instead.)
 constexpr int kDirectRows = {{DIRECT_ROWS}};
-constexpr int64_t kSplitBytes = int64_t{16} << 10;
 
 // The body of every tile; inlined into tile() below and into a shallow direct strip's loop. kAheadRows > 0: a direct
 // tile that fetches the next tile's rows of A (see prefetch_a_rows), which start kRows rows below its own.

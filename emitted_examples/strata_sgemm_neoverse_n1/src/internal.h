@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   aa04910edcf17cf3ed7b36e0dd0342893f6d07dc9c50994d79ad3d36a47bcb91  template cpu/internal.h.tpl
+//   90430dd155fb2d67749fa99edfb1163b74df4746d8f9ee5667a6c224d4379796  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -40,6 +40,10 @@ struct TileArgs {
   // cache, so it fetches B's rows ahead of its k loop.
   bool fetch_b_ahead = false;
 };
+
+// The most bytes of B's rows a direct one-vector tile taller than the dispatcher's kDirectRows reads before it runs
+// as two shorter tiles over them (see tile_body in the kernels; the dispatcher's direct_work models the split).
+constexpr int64_t kSplitBytes = int64_t{16} << 10;
 
 using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   aa04910edcf17cf3ed7b36e0dd0342893f6d07dc9c50994d79ad3d36a47bcb91  template cpu/internal.h.tpl
+//   90430dd155fb2d67749fa99edfb1163b74df4746d8f9ee5667a6c224d4379796  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -41,6 +41,10 @@ struct TileArgs {
   // cache, so it fetches B's rows ahead of its k loop.
   bool fetch_b_ahead = false;
 };
+
+// The most bytes of B's rows a direct one-vector tile taller than the dispatcher's kDirectRows reads before it runs
+// as two shorter tiles over them (see tile_body in the kernels; the dispatcher's direct_work models the split).
+constexpr int64_t kSplitBytes = int64_t{16} << 10;
 
 using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into

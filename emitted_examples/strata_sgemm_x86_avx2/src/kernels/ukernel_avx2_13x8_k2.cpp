@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   368f4a442237c0ee906d8f2cf10631adbaac77339f6e79645c638fd325a26bcf  template cpu/ukernel.cpp.tpl
+//   f04e8000661ea11d08e4da7d13e0717f1dd7dd7333c5f6e97be61473cdc39420  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 2 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 66.11 GFLOP/s (8.05e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -180,7 +180,6 @@ inline void fetch_a_ahead(const TileArgs& t, int64_t p) {
 // 1.12x). Where they do not (a single deep column strip, 19717x16x602) reading them twice cost more than the
 // reloads (0.91x), and the tile stays whole. (The dispatcher packs a single row of such tiles instead.)
 constexpr int kDirectRows = 12;
-constexpr int64_t kSplitBytes = int64_t{16} << 10;
 
 // The body of every tile; inlined into tile() below and into a shallow direct strip's loop. kAheadRows > 0: a direct
 // tile that fetches the next tile's rows of A (see prefetch_a_rows), which start kRows rows below its own.

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   368f4a442237c0ee906d8f2cf10631adbaac77339f6e79645c638fd325a26bcf  template cpu/ukernel.cpp.tpl
+//   f04e8000661ea11d08e4da7d13e0717f1dd7dd7333c5f6e97be61473cdc39420  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -189,7 +189,6 @@ inline void fetch_a_ahead(const TileArgs& t, int64_t p) {
 // 1.12x). Where they do not (a single deep column strip, 19717x16x602) reading them twice cost more than the
 // reloads (0.91x), and the tile stays whole. (The dispatcher packs a single row of such tiles instead.)
 constexpr int kDirectRows = 12;
-constexpr int64_t kSplitBytes = int64_t{16} << 10;
 
 // The body of every tile; inlined into tile() below and into a shallow direct strip's loop. kAheadRows > 0: a direct
 // tile that fetches the next tile's rows of A (see prefetch_a_rows), which start kRows rows below its own.
