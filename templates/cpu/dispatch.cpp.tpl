@@ -401,8 +401,8 @@ DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
   };
   // A one-vector tile taller than kDirectRows over slices of at most kSplitBytes of B runs as two shorter tiles,
   // each loading B's vector again (see tile_body in the kernels). Priced whole, the 14- and 15-row one-vector tiles
-  // looked as fast as 11x32 in place, and won 33x33x33, 100x100x100 and 17x7x33, where 11x32 was 1.10-1.14x faster
-  // (one Zen 4 thread).
+  // looked as fast as 11x32 in place, and won 33x33x33 and 100x100x100, where 11x32 was 1.14x and 1.07x faster (one
+  // Zen 4 thread).
   const bool halves = std::min(slice, K) * kVectorFloats * static_cast<int64_t>(sizeof(float)) <= kSplitBytes;
   // Then its C.
   auto tile_s = [&](int64_t rows, int64_t cols) {
@@ -1030,6 +1030,7 @@ RowTiles row_tiles(int64_t rows, int64_t mr) {
 // (16x768x768: 44%), but packing it a panel at a time, each panel's first tile prefetching the next one's rows in
 // its k loop, left that share as it was on an Emerald Rapids Xeon. The prefetches and the copy's misses share the
 // core's few miss buffers; only the hardware streamer, following the copy's long rows, reaches the cache's bandwidth.
+// Blocks of few rows of tiles do not pack B at all (see stream_b).
 void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffers& buffers) {
   const int64_t k_slices = strata_model::ceil_div(job.k2, k.k1);
   for (int64_t tile_j = 0; tile_j < job.tiles_n; ++tile_j) {
