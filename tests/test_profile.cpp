@@ -266,10 +266,14 @@ TEST_CASE("level-0 kernels profile on the host", "[profile]") {
     CHECK(t > 0);
     CHECK(t < 0.01);  // a few thousand multiply-adds and the copies of a few KiB
   }
-  // The block's four register tiles cannot run faster than the tile does on L1-resident panels (slack for noise):
-  // a profiled tile call is 256 deep, each of the block's is 16 * ku.
+  // The block's four register tiles cannot run faster than the tile does on L1-resident panels: a profiled tile
+  // call is 256 deep, each of the block's is 16 * ku, a factor of 16 for this ku = 1 kernel, which a timing that
+  // skipped the scaling would be off by. The slack is for noise: with 1.5, a CI run on a shared 2-vCPU VM, the other
+  // vCPU busy with a sanitizer build, measured the level-0 tile 1.8x slow against the block's (tiles 1.18e-7 s,
+  // four scaled tile calls 2.12e-7 s).
   const double tile_call_s = find(records, first.name())->seconds_per_call * (16.0 * first.ku) / 256.0;
-  CHECK(l1->tiles_seconds * 1.5 > 4 * tile_call_s);
+  constexpr double kNoiseSlack = 4.0;
+  CHECK(l1->tiles_seconds * kNoiseSlack > 4 * tile_call_s);
   CHECK(records.method.find("Level 1:") != std::string::npos);
   ScratchDir dir;
   const std::string text = write_records_yaml(records);
