@@ -1054,20 +1054,17 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
             k.pack_a(g.A + (i1 + tiles.start(t)) * g.lda + p1, g.lda, tiles.height(t), k1, a_block + t * k.mr * k1);
           buffers.held_a[slot] = PackedBlock{i1, p1, m1, k1};
         }
+        // B's micro-panel for a strip, or its k slice in place when B is streamed.
+        const TileFn tile = job.stream_b ? k.streamed : k.packed;
+        const int64_t ldb = job.stream_b ? g.ldb : 0;
         for (int64_t jr = 0; jr < n1; jr += k.nr) {
-          const float* b = b_block + (jr / k.nr) * k.nr * k1;
+          const float* b = job.stream_b ? g.B + p1 * g.ldb + j1 + jr : b_block + (jr / k.nr) * k.nr * k1;
           const int32_t cols = static_cast<int32_t>(std::min<int64_t>(k.nr, n1 - jr));
           for (int64_t t = 0; t < tiles.count; ++t) {
-            TileArgs args{k1, a_block + t * k.mr * k1, 0, b, 0, g.C + (i1 + tiles.start(t)) * g.ldc + j1 + jr, g.ldc,
+            TileArgs args{k1, a_block + t * k.mr * k1, 0, b, ldb, g.C + (i1 + tiles.start(t)) * g.ldc + j1 + jr, g.ldc,
                           g.alpha, beta, tiles.height(t), cols};
-            if (job.stream_b) {
-              args.b = g.B + p1 * g.ldb + j1 + jr;
-              args.ldb = g.ldb;
-              args.fetch_b_ahead = t == 0;
-              k.streamed(args);
-            } else {
-              k.packed(args);
-            }
+            args.fetch_b_ahead = job.stream_b && t == 0;
+            tile(args);
           }
         }
       }

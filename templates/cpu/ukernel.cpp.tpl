@@ -11,6 +11,7 @@
 // 1..{{NV}}, and the last vector of each row is masked to the tile's columns.
 #include <{{ISA_HEADER}}>
 
+#include <array>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -541,7 +542,12 @@ void dot_columns(const TileArgs& t) {
   }
 }
 
-constexpr TileFn kDotColumnsFns[kDotColumns] = {&dot_columns<1>, &dot_columns<2>, &dot_columns<3>, &dot_columns<4>};
+// dot_columns<1> to dot_columns<kDotColumns>, by the number of columns less one.
+template <int... kIndex>
+constexpr std::array<TileFn, sizeof...(kIndex)> dot_columns_table(std::integer_sequence<int, kIndex...>) {
+  return {&dot_columns<kIndex + 1>...};
+}
+constexpr auto kDotColumnsFns = dot_columns_table(std::make_integer_sequence<int, kDotColumns>{});
 
 constexpr TileFn kStrips[{{NV}}] = { {{#VEC}}&direct_strip<{{V1}}>{{#VEC_separator}}, {{/VEC_separator}}{{/VEC}} };
 
@@ -554,17 +560,18 @@ void direct_vectors(const TileArgs& args) {
     kStrips[vectors - 1](args);
 }
 
+// A packed or streamed call: one register tile, its exact size.
+template <Operands kOps>
+void one_tile(const TileArgs& args) {
+  if (args.rows <= 0 || args.cols <= 0) return;
+  kTiles<kOps>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
+}
+
 }  // namespace
 
-void {{NAME}}_packed(const TileArgs& args) {
-  if (args.rows <= 0 || args.cols <= 0) return;
-  kTiles<Operands::kPacked>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
-}
+void {{NAME}}_packed(const TileArgs& args) { one_tile<Operands::kPacked>(args); }
 
-void {{NAME}}_streamed(const TileArgs& args) {
-  if (args.rows <= 0 || args.cols <= 0) return;
-  kTiles<Operands::kStreamedB>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
-}
+void {{NAME}}_streamed(const TileArgs& args) { one_tile<Operands::kStreamedB>(args); }
 
 void {{NAME}}_direct(const TileArgs& args) {
   if (args.rows <= 0 || args.cols <= 0) return;

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   28a5a522f9460619371eda15a07c3a00209fc379f8db0d50a9cbfca870991c02  template cpu/dispatch.cpp.tpl
+//   00c49983d94395b8c22c63af9a18a45154b5b1dbdef933f869fe7e46f0358f85  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -1070,20 +1070,17 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
             k.pack_a(g.A + (i1 + tiles.start(t)) * g.lda + p1, g.lda, tiles.height(t), k1, a_block + t * k.mr * k1);
           buffers.held_a[slot] = PackedBlock{i1, p1, m1, k1};
         }
+        // B's micro-panel for a strip, or its k slice in place when B is streamed.
+        const TileFn tile = job.stream_b ? k.streamed : k.packed;
+        const int64_t ldb = job.stream_b ? g.ldb : 0;
         for (int64_t jr = 0; jr < n1; jr += k.nr) {
-          const float* b = b_block + (jr / k.nr) * k.nr * k1;
+          const float* b = job.stream_b ? g.B + p1 * g.ldb + j1 + jr : b_block + (jr / k.nr) * k.nr * k1;
           const int32_t cols = static_cast<int32_t>(std::min<int64_t>(k.nr, n1 - jr));
           for (int64_t t = 0; t < tiles.count; ++t) {
-            TileArgs args{k1, a_block + t * k.mr * k1, 0, b, 0, g.C + (i1 + tiles.start(t)) * g.ldc + j1 + jr, g.ldc,
+            TileArgs args{k1, a_block + t * k.mr * k1, 0, b, ldb, g.C + (i1 + tiles.start(t)) * g.ldc + j1 + jr, g.ldc,
                           g.alpha, beta, tiles.height(t), cols};
-            if (job.stream_b) {
-              args.b = g.B + p1 * g.ldb + j1 + jr;
-              args.ldb = g.ldb;
-              args.fetch_b_ahead = t == 0;
-              k.streamed(args);
-            } else {
-              k.packed(args);
-            }
+            args.fetch_b_ahead = job.stream_b && t == 0;
+            tile(args);
           }
         }
       }

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   f04e8000661ea11d08e4da7d13e0717f1dd7dd7333c5f6e97be61473cdc39420  template cpu/ukernel.cpp.tpl
+//   0b992ca3cdd07656c52678b0980b6b4d71fee6713289ba6ebe9fdf57bad32034  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 8 x 12 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -19,6 +19,7 @@
 // 1..3, and the last vector of each row is masked to the tile's columns.
 #include <arm_neon.h>
 
+#include <array>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -1337,7 +1338,12 @@ void dot_columns(const TileArgs& t) {
   }
 }
 
-constexpr TileFn kDotColumnsFns[kDotColumns] = {&dot_columns<1>, &dot_columns<2>, &dot_columns<3>, &dot_columns<4>};
+// dot_columns<1> to dot_columns<kDotColumns>, by the number of columns less one.
+template <int... kIndex>
+constexpr std::array<TileFn, sizeof...(kIndex)> dot_columns_table(std::integer_sequence<int, kIndex...>) {
+  return {&dot_columns<kIndex + 1>...};
+}
+constexpr auto kDotColumnsFns = dot_columns_table(std::make_integer_sequence<int, kDotColumns>{});
 
 constexpr TileFn kStrips[3] = { &direct_strip<1>, &direct_strip<2>, &direct_strip<3> };
 
@@ -1350,17 +1356,18 @@ void direct_vectors(const TileArgs& args) {
     kStrips[vectors - 1](args);
 }
 
+// A packed or streamed call: one register tile, its exact size.
+template <Operands kOps>
+void one_tile(const TileArgs& args) {
+  if (args.rows <= 0 || args.cols <= 0) return;
+  kTiles<kOps>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
+}
+
 }  // namespace
 
-void ukernel_neon_8x12_k8_packed(const TileArgs& args) {
-  if (args.rows <= 0 || args.cols <= 0) return;
-  kTiles<Operands::kPacked>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
-}
+void ukernel_neon_8x12_k8_packed(const TileArgs& args) { one_tile<Operands::kPacked>(args); }
 
-void ukernel_neon_8x12_k8_streamed(const TileArgs& args) {
-  if (args.rows <= 0 || args.cols <= 0) return;
-  kTiles<Operands::kStreamedB>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
-}
+void ukernel_neon_8x12_k8_streamed(const TileArgs& args) { one_tile<Operands::kStreamedB>(args); }
 
 void ukernel_neon_8x12_k8_direct(const TileArgs& args) {
   if (args.rows <= 0 || args.cols <= 0) return;

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   f04e8000661ea11d08e4da7d13e0717f1dd7dd7333c5f6e97be61473cdc39420  template cpu/ukernel.cpp.tpl
+//   0b992ca3cdd07656c52678b0980b6b4d71fee6713289ba6ebe9fdf57bad32034  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -17,6 +17,7 @@
 // 1..2, and the last vector of each row is masked to the tile's columns.
 #include <immintrin.h>
 
+#include <array>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -781,7 +782,12 @@ void dot_columns(const TileArgs& t) {
   }
 }
 
-constexpr TileFn kDotColumnsFns[kDotColumns] = {&dot_columns<1>, &dot_columns<2>, &dot_columns<3>, &dot_columns<4>};
+// dot_columns<1> to dot_columns<kDotColumns>, by the number of columns less one.
+template <int... kIndex>
+constexpr std::array<TileFn, sizeof...(kIndex)> dot_columns_table(std::integer_sequence<int, kIndex...>) {
+  return {&dot_columns<kIndex + 1>...};
+}
+constexpr auto kDotColumnsFns = dot_columns_table(std::make_integer_sequence<int, kDotColumns>{});
 
 constexpr TileFn kStrips[2] = { &direct_strip<1>, &direct_strip<2> };
 
@@ -794,17 +800,18 @@ void direct_vectors(const TileArgs& args) {
     kStrips[vectors - 1](args);
 }
 
+// A packed or streamed call: one register tile, its exact size.
+template <Operands kOps>
+void one_tile(const TileArgs& args) {
+  if (args.rows <= 0 || args.cols <= 0) return;
+  kTiles<kOps>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
+}
+
 }  // namespace
 
-void ukernel_avx512_11x32_k4_packed(const TileArgs& args) {
-  if (args.rows <= 0 || args.cols <= 0) return;
-  kTiles<Operands::kPacked>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
-}
+void ukernel_avx512_11x32_k4_packed(const TileArgs& args) { one_tile<Operands::kPacked>(args); }
 
-void ukernel_avx512_11x32_k4_streamed(const TileArgs& args) {
-  if (args.rows <= 0 || args.cols <= 0) return;
-  kTiles<Operands::kStreamedB>[args.rows - 1][(args.cols + kLanes - 1) / kLanes - 1](args);
-}
+void ukernel_avx512_11x32_k4_streamed(const TileArgs& args) { one_tile<Operands::kStreamedB>(args); }
 
 void ukernel_avx512_11x32_k4_direct(const TileArgs& args) {
   if (args.rows <= 0 || args.cols <= 0) return;
