@@ -231,6 +231,7 @@ ProfileKit render_profile_kit(const KitInputs& in, TemplateRenderer& renderer) {
     ctemplate::TemplateDictionary dict("internal");
     dict.SetValue("PACKAGE", kPackage);
     dict.SetValue("PACKAGE_UPPER", kPackageUpper);
+    dict.SetIntValue("FMA_CHAINS", arch.isa.fma_chains());
     const std::string body = renderer.render("cpu/internal.h.tpl", dict);
     kit.files["src/internal.h"] = header(KitComment::cpp, {"cpu/internal.h.tpl"}) + body;
   }

@@ -105,7 +105,7 @@ void cpu_level0(const Arch& arch, const Op& op, SieveLevel& level) {
           b.reject(kRegisterBudget, {mr, nr, kr});
           continue;
         }
-        if (accumulators < isa.fma_latency_cycles * isa.fma_pipes) {
+        if (accumulators < isa.fma_chains()) {
           b.reject(kFmaLatency, {mr, nr, kr});
           continue;
         }

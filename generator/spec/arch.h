@@ -34,6 +34,8 @@ struct IsaInfo {
   int fma_latency_cycles = 0;
   int fma_pipes = 0;
   Broadcast fma_broadcast = Broadcast::memory;
+  // Independent FMA chains that keep the FMA pipes busy: the latency of one FMA times the FMAs started per cycle.
+  int fma_chains() const { return fma_latency_cycles * fma_pipes; }
   // both
   std::vector<int> k_unroll;
   // CUDA

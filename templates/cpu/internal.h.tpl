@@ -38,6 +38,13 @@ struct TileArgs {
 // as two shorter tiles over them (see tile_body in the kernels; the dispatcher's direct_work models the split).
 constexpr int64_t kSplitBytes = int64_t{16} << 10;
 
+// The independent FMA chains that keep the FMA pipes busy: an FMA's latency in cycles times the FMAs a core starts
+// per cycle, from the descriptor. A tile of at most half that many accumulators splits its k loop over
+// thin_sets() sets of them (see thin_tile_body in the kernels); the dispatcher's direct_work prices its k steps by the
+// chains it runs.
+constexpr int kChains = {{FMA_CHAINS}};
+constexpr int thin_sets(int rows, int vectors) { return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors); }
+
 using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into
 // NR-wide micro-panels, in the layouts the packed micro-kernel reads.

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   90430dd155fb2d67749fa99edfb1163b74df4746d8f9ee5667a6c224d4379796  template cpu/internal.h.tpl
+//   656a558049dc3755f23d4d11497030fd8d819939ae775f1fedf6b5b254f18d34  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -45,6 +45,13 @@ struct TileArgs {
 // The most bytes of B's rows a direct one-vector tile taller than the dispatcher's kDirectRows reads before it runs
 // as two shorter tiles over them (see tile_body in the kernels; the dispatcher's direct_work models the split).
 constexpr int64_t kSplitBytes = int64_t{16} << 10;
+
+// The independent FMA chains that keep the FMA pipes busy: an FMA's latency in cycles times the FMAs a core starts
+// per cycle, from the descriptor. A tile of at most half that many accumulators splits its k loop over
+// thin_sets() sets of them (see thin_tile_body in the kernels); the dispatcher's direct_work prices its k steps by the
+// chains it runs.
+constexpr int kChains = 10;
+constexpr int thin_sets(int rows, int vectors) { return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors); }
 
 using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into

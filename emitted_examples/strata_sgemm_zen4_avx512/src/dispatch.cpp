@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   00c49983d94395b8c22c63af9a18a45154b5b1dbdef933f869fe7e46f0358f85  template cpu/dispatch.cpp.tpl
+//   cac448b3efdd7508a523aa2d9fac7b4a33c67e841111026714d4f19e0025258b  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -410,10 +410,14 @@ DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
   const DirectConstants& rates = kDirect.of[id];
   const strata_model::Machine& m = kMachine;
   const int64_t slice = direct_depth(k, M, N, K, N);
-  // A tile's k step: its FMAs, its loads (see DirectConstants) or the FMA latency, whichever is longest.
+  // A tile's k step: its FMAs, its loads (see DirectConstants) or the FMA latency, whichever is longest; a tile of
+  // few accumulators at least as deep as thin_sets() runs its k steps as that many chains side by side (see
+  // internal.h).
   auto step_s = [&](int64_t rows, int64_t cols, int64_t vectors) {
     const double elements = static_cast<double>(rows * cols);
-    return std::max({elements * rates.fma_s, static_cast<double>(rows + vectors) * rates.load_s, m.fma_latency_s});
+    const int sets = thin_sets(static_cast<int>(rows), static_cast<int>(vectors));
+    const double latency_s = K >= sets ? m.fma_latency_s / sets : m.fma_latency_s;
+    return std::max({elements * rates.fma_s, static_cast<double>(rows + vectors) * rates.load_s, latency_s});
   };
   // A one-vector tile taller than kDirectRows over slices of at most kSplitBytes of B runs as two shorter tiles,
   // each loading B's vector again (see tile_body in the kernels). Priced whole, the 14- and 15-row one-vector tiles

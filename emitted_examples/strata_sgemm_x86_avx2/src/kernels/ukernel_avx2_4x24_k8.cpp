@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   0b992ca3cdd07656c52678b0980b6b4d71fee6713289ba6ebe9fdf57bad32034  template cpu/ukernel.cpp.tpl
+//   e492b9b7771856447de4e311eb3b16aa83c250c3c1a058541a2e3afca65821b3  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 4 x 24 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 78.30 GFLOP/s (6.28e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -37,6 +37,8 @@ inline Vec vbroadcast(const float* p) { return _mm256_broadcast_ss(p); }
 inline Vec vset1(float x) { return _mm256_set1_ps(x); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
 inline Vec vmul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+// Only thin tiles add vectors (see thin_tile_body), and a profile kit, which times full tiles, has none.
+[[maybe_unused]] inline Vec vadd(Vec a, Vec b) { return _mm256_add_ps(a, b); }
 inline Mask lane_mask(int lanes) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
@@ -85,6 +87,17 @@ inline void store_row(float* c, const Vec* acc, Vec alpha, Vec beta, Mask full, 
   // Rows are written in address order: without this the compiler interleaved one row's stores with the next's, and
   // where C is not cached (a tall C streamed through the cache) the tile took longer (19717x121x16: 1.25x).
   asm volatile("" ::: "memory");
+}
+
+// Calls store(mode) with the epilogue alpha and beta ask for, as a compile-time constant (std::integral_constant).
+template <typename Store>
+__attribute__((always_inline)) inline void with_epilogue(float alpha, float beta, Store store) {
+  if (beta != 0.0f)
+    store(std::integral_constant<Epilogue, Epilogue::kScaleAccumulate>{});
+  else if (alpha != 1.0f)
+    store(std::integral_constant<Epilogue, Epilogue::kScale>{});
+  else
+    store(std::integral_constant<Epilogue, Epilogue::kStore>{});
 }
 
 // A copy of t, made field by field, for another part of the same call. The dispatcher writes a TileArgs' last fields
@@ -182,6 +195,77 @@ inline void fetch_a_ahead(const TileArgs& t, int64_t p) {
 // reloads (0.91x), and the tile stays whole. (The dispatcher packs a single row of such tiles instead.)
 constexpr int kDirectRows = 12;
 
+// Calls f(0), f(1), ..., f(kCount - 1) as straight-line code, so that an array of vectors indexed by them stays in
+// registers: GCC 12 left a loop over a 4 x 1 block of accumulators rolled, with the accumulators in memory and a
+// load and a store per FMA (100x1x17: 1.5x slower).
+template <typename F, int... kIndex>
+__attribute__((always_inline)) inline void unrolled_over(F& f, std::integer_sequence<int, kIndex...>) {
+  (f(kIndex), ...);
+}
+template <int kCount, typename F>
+__attribute__((always_inline)) inline void unrolled(F f) {
+  unrolled_over(f, std::make_integer_sequence<int, kCount>{});
+}
+
+// A direct tile of few accumulators (kRows x kVecs: one or two rows of C, M = 1 or 2, or a strip's last rows) adds
+// each k step's FMAs to the last step's results, so its k loop is a chain of FMA latencies, not of FMA issues: one
+// row of one vector started an FMA every 4 cycles on an AMD Zen 4, which can start one a cycle. Such a tile keeps
+// thin_sets() sets of accumulators instead (kChains chains in all, see internal.h): the k steps of each group of
+// kSets go one into each set, the last depth % kSets into the first, and the sets are added up before the epilogue.
+// Medians of interleaved rounds, one thread of that Zen 4: 1x13x33 1.24x faster, 1x3x31 1.17-1.26x, 1x64x7
+// 1.08-1.13x; the AVX2 descriptor's kernels (10 chains) there: 1x3x31 1.41x, 2x5x100 1.69x, 3x100x13 1.12x. Calls
+// that stream B from beyond L2 are bound by that, not by the chains, and ran slower with more sets than kChains
+// asks for (8 chains against 4 on the Zen 4: 2x768x768 0.84-0.86x, 1x3072x768 0.92-0.96x). Packed tiles this thin
+// are rare (see row_tiles in the dispatcher) and keep one set: with the streamed tile's prefetches GCC 12 kept the
+// sets in memory.
+template <int kRows, int kVecs, int kAheadRows>
+__attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
+  constexpr int kSets = thin_sets(kRows, kVecs);
+  const int64_t a_rs = t.lda, b_rs = t.ldb;
+  const float* a = t.a;
+  const float* b = t.b;
+  const int64_t depth = t.k;
+  const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
+  if (depth >= kPrefetchDepth)
+    for (int r = 0; r < kRows; ++r) prefetch_c_row<kVecs>(t.c + r * t.ldc, t.cols);
+  Vec acc[kSets][kRows][kVecs];
+  unrolled<kSets>([&](int s) {
+    unrolled<kRows>([&](int r) { unrolled<kVecs>([&](int v) { acc[s][r][v] = vzero(); }); });
+  });
+  // k step `step` of the current group, into set `s`.
+  const auto k_step = [&](int s, int64_t step) __attribute__((always_inline)) {
+    Vec bv[kVecs];
+    unrolled<kVecs>([&](int v) {
+      const float* const from = b + step * b_rs + v * kLanes;
+      bv[v] = v == kVecs - 1 ? vload_masked(from, last) : vload(from);
+    });
+    unrolled<kRows>([&](int r) {
+      const Vec x = vbroadcast(a + r * a_rs + step);
+      unrolled<kVecs>([&](int v) { acc[s][r][v] = vfma(x, bv[v], acc[s][r][v]); });
+    });
+  };
+  int64_t p = 0;
+  for (; p + kSets <= depth; p += kSets, a += kSets, b += kSets * b_rs) {
+    fetch_a_ahead<kRows, kAheadRows, kSets>(t, p);
+    unrolled<kSets>([&](int s) { k_step(s, s); });
+  }
+  for (; p < depth; ++p, ++a, b += b_rs) k_step(0, 0);
+  unrolled<kSets - 1>([&](int s) {
+    unrolled<kRows>([&](int r) {
+      unrolled<kVecs>([&](int v) { acc[0][r][v] = vadd(acc[0][r][v], acc[s + 1][r][v]); });
+    });
+  });
+  float* const c = t.c;
+  const int64_t ldc = t.ldc;
+  const float alpha = t.alpha, beta = t.beta;
+  const Mask full = lane_mask(kLanes);
+  with_epilogue(alpha, beta, [&](auto mode) __attribute__((always_inline)) {
+    unrolled<kRows>([&](int r) {
+      store_row<decltype(mode)::value, kVecs>(c + r * ldc, acc[0][r], vset1(alpha), vset1(beta), full, last);
+    });
+  });
+}
+
 // The body of every tile; inlined into tile() below and into a shallow direct strip's loop. kAheadRows > 0: a direct
 // tile that fetches the next tile's rows of A (see prefetch_a_rows), which start kRows rows below its own.
 template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
@@ -189,6 +273,12 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps);
   static_assert(!kPackedA || kAheadRows == 0, "a packed tile's A is a packed panel");
   static_assert(kRows >= 1 && kRows <= 4 && kVecs >= 1 && kVecs <= 3, "tile outside the register tile");
+  if constexpr (!kPackedA && thin_sets(kRows, kVecs) > 1) {
+    if (t.k >= thin_sets(kRows, kVecs)) {  // a shallower tile has fewer steps than sets
+      thin_tile_body<kRows, kVecs, kAheadRows>(t);
+      return;
+    }
+  }
   if constexpr (!kPackedA && kVecs == 1 && kRows > kDirectRows) {
     if (t.k * kLanes * static_cast<int64_t>(sizeof(float)) <= kSplitBytes) {  // one vector of B per k step
       constexpr int kTop = (kRows + 1) / 2;
@@ -515,7 +605,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   const int64_t ldc = t.ldc;
   const float alpha = t.alpha, beta = t.beta;
   const Mask full = lane_mask(kLanes);
-  const auto store = [&](auto mode) __attribute__((always_inline)) {
+  with_epilogue(alpha, beta, [&](auto mode) __attribute__((always_inline)) {
     constexpr Epilogue kMode = decltype(mode)::value;
     if constexpr (kRows > 0) {
       const Vec acc[] = { c0_0, c0_1, c0_2 };
@@ -533,13 +623,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec acc[] = { c3_0, c3_1, c3_2 };
       store_row<kMode, kVecs>(c + 3 * ldc, acc, vset1(alpha), vset1(beta), full, last);
     }
-  };
-  if (beta != 0.0f)
-    store(std::integral_constant<Epilogue, Epilogue::kScaleAccumulate>{});
-  else if (alpha != 1.0f)
-    store(std::integral_constant<Epilogue, Epilogue::kScale>{});
-  else
-    store(std::integral_constant<Epilogue, Epilogue::kStore>{});
+  });
 }
 
 // One tile, out of line: what the tables below and a strip's loop point to.
@@ -616,18 +700,6 @@ constexpr int64_t kSumCost = kLanes == 16 ? 6 : kLanes == 8 ? 5 : 3;
 inline bool dot_pays(int64_t rows, int64_t k, int64_t edge, bool gather) {
   const int64_t along_k = edge * (rows * ((k + kLanes - 1) / kLanes) + kSumCost * rows + (gather ? k : 0));
   return along_k < rows * k;
-}
-
-// Calls f(0), f(1), ..., f(kCount - 1) as straight-line code, so that an array of vectors indexed by them stays in
-// registers: GCC 12 left a loop over a 4 x 1 block of accumulators rolled, with the accumulators in memory and a
-// load and a store per FMA (100x1x17: 1.5x slower).
-template <typename F, int... kIndex>
-__attribute__((always_inline)) inline void unrolled_over(F& f, std::integer_sequence<int, kIndex...>) {
-  (f(kIndex), ...);
-}
-template <int kCount, typename F>
-__attribute__((always_inline)) inline void unrolled(F f) {
-  unrolled_over(f, std::make_integer_sequence<int, kCount>{});
 }
 
 // kRows rows of C (from a and c) times kCols columns of B, each held contiguous along k at bt + j * bt_stride: one
