@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   e492b9b7771856447de4e311eb3b16aa83c250c3c1a058541a2e3afca65821b3  template cpu/ukernel.cpp.tpl
+//   4d9b88c9c2ea82fbf1853827ef66970804927ecc40c6500bbf6db1c66a50df6b  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -872,6 +872,81 @@ void direct_vectors(const TileArgs& args) {
     kStrips[vectors - 1](args);
 }
 
+// A strip of few columns (at most kLanes / 2) along m. A tile multiplies a broadcast element of A into a vector of
+// B's row, so on a 3-column C it spends a whole vector's FMA on 3 columns, and 13 of each 16 lanes multiply padding.
+// Along m instead, a vector holds kLanes rows of one column of C: each block of kLanes rows transposes its rows of
+// A, kLanes steps of k at a time, in registers (transpose()), so that a vector holds one k step's column of A, and
+// multiplies it by a broadcast element of B per column: cols FMAs per k step and block, every lane used, against
+// kLanes for the tile. The block's columns of C are transposed back into rows before the epilogue. Medians of
+// interleaved rounds, one thread of an AMD Zen 4: 100x7x31 1.25-1.28x faster than tiles, 13x3x31 1.28-1.29x,
+// 300x8x64 1.24-1.31x, 64x3x17 1.04-1.19x, 17x7x33 1.04-1.07x (its last row as a tile, see along_m); the AVX2
+// descriptor's kernels (at most 4 columns along m): 64x3x17 1.25x, 13x3x31 1.17x. The dispatcher's model still
+// prices such a strip as tiles (direct_work), so it overestimates it.
+template <int kCols>
+void columns_along_m(const TileArgs& t) {
+  static_assert(kCols * 2 <= kLanes, "a strip along m is at most half a vector wide");
+  float at[kLanes * kLanes];  // one transposed block of A: at[j * kLanes + r] = A(row r, k step j)
+  const float alpha = t.alpha, beta = t.beta;
+  const Mask full = lane_mask(kLanes), columns = lane_mask(kCols);
+  for (int64_t i = 0; i < t.rows; i += kLanes) {
+    const int rows = t.rows - i < kLanes ? static_cast<int>(t.rows - i) : kLanes;
+    const float* const a = t.a + i * t.lda;
+    Vec acc[kCols];
+    unrolled<kCols>([&](int n) { acc[n] = vzero(); });
+    for (int64_t k0 = 0; k0 < t.k; k0 += kLanes) {
+      const int depth = t.k - k0 < kLanes ? static_cast<int>(t.k - k0) : kLanes;
+      const Mask steps = lane_mask(depth);
+      Vec v[kLanes];
+      for (int r = 0; r < kLanes; ++r) v[r] = r < rows ? vload_masked(a + r * t.lda + k0, steps) : vzero();
+      transpose(v);
+      for (int j = 0; j < kLanes; ++j) _mm512_storeu_ps(at + j * kLanes, v[j]);
+      const float* b = t.b + k0 * t.ldb;
+      for (int j = 0; j < depth; ++j, b += t.ldb) {
+        const Vec x = vload(at + j * kLanes);
+        unrolled<kCols>([&](int n) { acc[n] = vfma(x, vbroadcast(b + n), acc[n]); });
+      }
+    }
+    Vec out[kLanes];
+    for (int n = 0; n < kLanes; ++n) out[n] = vzero();
+    unrolled<kCols>([&](int n) { out[n] = acc[n]; });
+    transpose(out);  // out[r]: row i + r of the block's columns
+    float* const c = t.c + i * t.ldc;
+    with_epilogue(alpha, beta, [&](auto mode) __attribute__((always_inline)) {
+      for (int r = 0; r < rows; ++r)
+        store_row<decltype(mode)::value, 1>(c + r * t.ldc, &out[r], vset1(alpha), vset1(beta), full, columns);
+    });
+  }
+}
+
+// columns_along_m<1> to columns_along_m<kLanes / 2>, by the number of columns less one.
+template <int... kIndex>
+constexpr std::array<TileFn, sizeof...(kIndex)> along_m_table(std::integer_sequence<int, kIndex...>) {
+  return {&columns_along_m<kIndex + 1>...};
+}
+constexpr auto kAlongMFns = along_m_table(std::make_integer_sequence<int, kLanes / 2>{});
+
+// Whether a strip goes along m: few columns (at most half a vector), rows enough to fill half a vector, a k loop at
+// least a transposed block deep (each block transposes A in whole blocks of kLanes steps: 40x6x9, a third of a block
+// past the first's, ran 0.97x as fast as tiles), and A in cache: the blocks do not fetch A ahead as the tiles do
+// (see prefetch_a_rows), and from memory they waited on it (169343x3x16: 0.48x).
+inline bool along_m_pays(const TileArgs& t) {
+  return 2 * t.cols <= kLanes && 2 * t.rows >= kLanes && t.k >= kLanes && !t.fetch_a_ahead;
+}
+
+// The strip t along m, but for its last rows when they fill less than half a vector: those run as tiles.
+void along_m(const TileArgs& t) {
+  const int64_t left = t.rows % kLanes;
+  TileArgs top = copy_of(t);
+  if (2 * left < kLanes) top.rows = t.rows - left;
+  kAlongMFns[t.cols - 1](top);
+  if (top.rows == t.rows) return;
+  TileArgs bottom = copy_of(t);
+  bottom.rows = left;
+  bottom.a += top.rows * t.lda;
+  bottom.c += top.rows * t.ldc;
+  direct_vectors(bottom);
+}
+
 // A packed or streamed call: one register tile, its exact size.
 template <Operands kOps>
 void one_tile(const TileArgs& args) {
@@ -896,7 +971,10 @@ void ukernel_avx512_11x32_k4_direct(const TileArgs& args) {
   }
   const int edge = args.cols % kLanes;
   if (edge == 0 || edge > kDotColumns || !dot_pays(args.rows, args.k, edge, true)) {
-    direct_vectors(args);
+    if (along_m_pays(args))
+      along_m(args);
+    else
+      direct_vectors(args);
     return;
   }
   TileArgs columns = copy_of(args);  // the last `edge` columns, along k
