@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   4d9b88c9c2ea82fbf1853827ef66970804927ecc40c6500bbf6db1c66a50df6b  template cpu/ukernel.cpp.tpl
+//   54170e440073f665bb9267adc4b47823dd23c6a25caf78315a1ec877f46020c8  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -214,12 +214,12 @@ __attribute__((always_inline)) inline void unrolled(F f) {
 // row of one vector started an FMA every 4 cycles on an AMD Zen 4, which can start one a cycle. Such a tile keeps
 // thin_sets() sets of accumulators instead (kChains chains in all, see internal.h): the k steps of each group of
 // kSets go one into each set, the last depth % kSets into the first, and the sets are added up before the epilogue.
-// Medians of interleaved rounds, one thread of that Zen 4: 1x13x33 1.24x faster, 1x3x31 1.17-1.26x, 1x64x7
-// 1.08-1.13x; the AVX2 descriptor's kernels (10 chains) there: 1x3x31 1.41x, 2x5x100 1.69x, 3x100x13 1.12x. Calls
-// that stream B from beyond L2 are bound by that, not by the chains, and ran slower with more sets than kChains
-// asks for (8 chains against 4 on the Zen 4: 2x768x768 0.84-0.86x, 1x3072x768 0.92-0.96x). Packed tiles this thin
-// are rare (see row_tiles in the dispatcher) and keep one set: with the streamed tile's prefetches GCC 12 kept the
-// sets in memory.
+// Medians of interleaved rounds, one thread of that Zen 4: 1x13x33 1.22-1.29x faster, 1x3x31 1.17-1.26x, 1x64x7
+// 1.01-1.13x; the AVX2 descriptor's kernels (10 chains) there: 1x3x31 1.41x, 2x5x100 1.48-1.69x, 3x100x13 1.12-1.15x.
+// Calls that stream B from beyond L2 are bound by that, not by the chains, and ran slower with more sets than kChains
+// asks for (8 chains against 4 on the Zen 4: 2x768x768 0.84-0.86x, 1x3072x768 0.92-0.96x). Packed tiles this thin are
+// rare (see row_tiles in the dispatcher) and keep one set: with the streamed tile's prefetches GCC 12 kept the sets
+// in memory.
 template <int kRows, int kVecs, int kAheadRows>
 __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
   constexpr int kSets = thin_sets(kRows, kVecs);
