@@ -29,8 +29,9 @@ struct TileArgs {
   // Direct only: the strip's rows of A are not in the cache its tiles run from (the dispatcher's kStreamABytes), so
   // each full tile fetches the next tile's rows of A during its own k loop.
   bool fetch_a_ahead = false;
-  // Streamed only: the tile is the first of its column strip to read this k slice of B, which comes from the outer
-  // cache, so it fetches B's rows ahead of its k loop.
+  // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
+  // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k
+  // slices (the dispatcher's direct_b_ahead).
   bool fetch_b_ahead = false;
 };
 

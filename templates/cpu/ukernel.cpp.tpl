@@ -250,12 +250,13 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
 // for the row kBRowsAhead steps below each one it reads, all of the tile's lines of it, the one past a vector too
 // where the row starts mid-line (without it, 64x1000x4096, rows 4000 bytes apart, ran at 0.89x of packing B; with
 // it, 1.11x). Medians of interleaved rounds on an AMD Zen 4, one thread, against packing B: 62x768x3072 1.05x faster
-// 8 rows ahead, 0.91x 16 ahead, 0.80x without asking; 16x768x3072 1.24x, 1.30x, 1.05x.
+// 8 rows ahead, 0.91x 16 ahead, 0.80x without asking; 16x768x3072 1.24x, 1.30x, 1.05x. A direct tile of a single row
+// of tiles over deep k slices asks the same (see direct_b_ahead in the dispatcher); a packed one never needs to.
 constexpr int kBRowsAhead = 8;
 
 template <Operands kOps, int kVecs, int kSteps>
 inline void fetch_b_ahead(const TileArgs& t, const float* b, int64_t ldb) {
-  if constexpr (kOps == Operands::kStreamedB)
+  if constexpr (kOps != Operands::kPacked)
     if (t.fetch_b_ahead)
       for (int s = 0; s < kSteps; ++s) {
         const float* row = b + (kBRowsAhead + s) * ldb;
@@ -421,6 +422,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   for (int g = 0; g < kRowGroups; ++g) rows3[g] = a + 3 * g * a_rs;
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
     fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
+    fetch_b_ahead<kOps, kVecs, 1>(t, b, b_rs);
 {{#VEC}}    const Vec b{{V}} = kVecs > {{V}} ? load_b<kPackedB, kVecs == {{V1}}>(b + {{V}} * kLanes, last) : vzero();
 {{/VEC}}{{#ROW}}    if constexpr (kRows > {{R}}) {
       const Vec a{{R}} = vbroadcast(kPackedA ? a + {{R}} * a_rs : rows3[{{R}} / 3] + {{R}} % 3 * a_rs);

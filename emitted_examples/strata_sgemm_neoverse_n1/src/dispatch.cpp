@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   cac448b3efdd7508a523aa2d9fac7b4a33c67e841111026714d4f19e0025258b  template cpu/dispatch.cpp.tpl
+//   17c861539e6c6089523db5e105046e51b9cdd7c3049daac579e06bfaf324b60d  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -281,6 +281,20 @@ int32_t row_shares_for(const Kernel& k, int64_t M, int64_t N, int64_t K, int32_t
 constexpr int64_t kStreamDepth = 16;
 constexpr int64_t kStreamBytes = int64_t{64} << 10;
 
+// Whether a direct call is a single row of tiles of three rows or more over a B that lives in l3 (at
+// most a quarter of it, the share a call can count on keeping there) with rows that do not share a set of
+// l1: then its k slices are K1 deep (see direct_depth) and every tile asks for B's rows kBRowsAhead steps
+// ahead (TileArgs::fetch_b_ahead), since every tile is the only one in its strip to read them. Against shallow
+// slices, medians of interleaved rounds on an AMD Zen 4, one thread: 5x768x768 1.14-1.15x faster, 5x2304x768
+// 1.03-1.10x, 11x768x768 1.15-1.19x, 8x256x2304 1.03-1.06x; two threads 1.03-1.30x. Not for one or two rows: their
+// tiles are thin (see the kernels' thin_tile_body), and with the fetches in their loop GCC 12 kept their accumulators
+// in memory (1x768x768 0.78x); nor for a B of 16 MiB (8x1000x4096: 0.86-0.91x in one run).
+bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
+  const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
+  return M > 2 && M <= k.mr && N > k.nr && b_bytes > kDirectBytes && 2 * b_bytes <= kOuterBytes &&
+         !rows_share_a_set(ldb);
+}
+
 // The depth of the direct path's k slices. Every tile of a thread's range runs a slice before the next slice starts,
 // so a slice of B is read from cache by every row of tiles after the first, and C is read and written once per slice.
 //  - All of B fits in l2: one slice; C is written once.
@@ -296,12 +310,16 @@ constexpr int64_t kStreamBytes = int64_t{64} << 10;
 //    rows. Medians of interleaved rounds on an AMD Zen 4 (8 ways), over several runs: one thread, 1x3072x768
 //    1.08-1.83x faster, 2x3072x768 0.97-1.59x, 1x4096x4096 1.42x, 2x4096x4096 1.34-1.37x, 1x4096x25088 1.31-1.38x,
 //    1x1024x1024 1.09-1.34x; two threads, 1.15-2.0x. Taller tiles, which use each line of B for more FMAs, lost
-//    (5x3072x768 0.88x, 8x4096x4096 0.94x, 3x3072x768 0.72x).
+//    (5x3072x768 0.88x, 8x4096x4096 0.94x, 3x3072x768 0.72x). But for those tiles (three rows or more) the
+//    shallow slices cost more than they save where B's rows do not share a set and B stays well inside
+//    l3: each slice is a call per strip and a pass over C. There they take slices of K1, each tile
+//    fetching B's rows ahead (see direct_b_ahead).
 //    `ldb` is B's row stride; a plan, which has none, takes N.
 int64_t direct_depth(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
   const int64_t b_row_bytes = N * static_cast<int64_t>(sizeof(float));
   if (K * b_row_bytes <= kDirectBytes) return K;
   if (N <= k.nr) return std::max(k.k1, kDirectBytes / b_row_bytes);
+  if (direct_b_ahead(k, M, N, K, ldb)) return k.k1;
   if (M <= k.mr && M <= 2 && rows_share_a_set(ldb)) return kTileCacheWays;
   if (M <= k.mr) return std::max(kStreamDepth, kStreamBytes / b_row_bytes);
   return k.k1;
@@ -875,7 +893,7 @@ bool a_from_beyond(const Gemm& g) { return g.M * g.K * static_cast<int64_t>(size
 // another) within one. The tiles of a range that lie in one strip of a block are one call of the kernel.
 void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, int64_t tiles_m) {
   const int64_t slice = direct_depth(k, g.M, g.N, g.K, g.ldb), strips = (g.N + k.nr - 1) / k.nr;
-  const bool stream_a = a_from_beyond(g);
+  const bool stream_a = a_from_beyond(g), b_ahead = direct_b_ahead(k, g.M, g.N, g.K, g.ldb);
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
@@ -891,6 +909,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
       TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc, g.alpha,
                     beta, std::min(count * k.mr, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
       args.fetch_a_ahead = stream_a && j == 0;
+      args.fetch_b_ahead = b_ahead;
       k.direct(args);
       t += count;
     }
@@ -901,7 +920,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 // divisions to get them: on the small problems this path serves, a division is a visible share.
 void direct_all(const Gemm& g, const Kernel& k) {
   const int64_t slice = direct_depth(k, g.M, g.N, g.K, g.ldb);
-  const bool stream_a = a_from_beyond(g);
+  const bool stream_a = a_from_beyond(g), b_ahead = direct_b_ahead(k, g.M, g.N, g.K, g.ldb);
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
@@ -911,6 +930,7 @@ void direct_all(const Gemm& g, const Kernel& k) {
         TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc,
                       g.alpha, beta, std::min(block_rows, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
         args.fetch_a_ahead = stream_a && j == 0;
+        args.fetch_b_ahead = b_ahead;
         k.direct(args);
       }
   }

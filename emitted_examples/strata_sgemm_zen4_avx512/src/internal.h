@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   656a558049dc3755f23d4d11497030fd8d819939ae775f1fedf6b5b254f18d34  template cpu/internal.h.tpl
+//   c7859907e116dee0bd8a0f08e1e9b38486342b426ff9bb380cd8337fbde23d1b  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -37,8 +37,9 @@ struct TileArgs {
   // Direct only: the strip's rows of A are not in the cache its tiles run from (the dispatcher's kStreamABytes), so
   // each full tile fetches the next tile's rows of A during its own k loop.
   bool fetch_a_ahead = false;
-  // Streamed only: the tile is the first of its column strip to read this k slice of B, which comes from the outer
-  // cache, so it fetches B's rows ahead of its k loop.
+  // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
+  // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k
+  // slices (the dispatcher's direct_b_ahead).
   bool fetch_b_ahead = false;
 };
 

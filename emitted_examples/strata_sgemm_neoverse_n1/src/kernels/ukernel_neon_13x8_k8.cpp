@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   54170e440073f665bb9267adc4b47823dd23c6a25caf78315a1ec877f46020c8  template cpu/ukernel.cpp.tpl
+//   3373147072b2be427782c5f7cfe674c27522739daad1c3b2f2d00b9be0973275  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -165,12 +165,13 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
 // for the row kBRowsAhead steps below each one it reads, all of the tile's lines of it, the one past a vector too
 // where the row starts mid-line (without it, 64x1000x4096, rows 4000 bytes apart, ran at 0.89x of packing B; with
 // it, 1.11x). Medians of interleaved rounds on an AMD Zen 4, one thread, against packing B: 62x768x3072 1.05x faster
-// 8 rows ahead, 0.91x 16 ahead, 0.80x without asking; 16x768x3072 1.24x, 1.30x, 1.05x.
+// 8 rows ahead, 0.91x 16 ahead, 0.80x without asking; 16x768x3072 1.24x, 1.30x, 1.05x. A direct tile of a single row
+// of tiles over deep k slices asks the same (see direct_b_ahead in the dispatcher); a packed one never needs to.
 constexpr int kBRowsAhead = 8;
 
 template <Operands kOps, int kVecs, int kSteps>
 inline void fetch_b_ahead(const TileArgs& t, const float* b, int64_t ldb) {
-  if constexpr (kOps == Operands::kStreamedB)
+  if constexpr (kOps != Operands::kPacked)
     if (t.fetch_b_ahead)
       for (int s = 0; s < kSteps; ++s) {
         const float* row = b + (kBRowsAhead + s) * ldb;

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   54170e440073f665bb9267adc4b47823dd23c6a25caf78315a1ec877f46020c8  template cpu/ukernel.cpp.tpl
+//   3373147072b2be427782c5f7cfe674c27522739daad1c3b2f2d00b9be0973275  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 4 x 24 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 78.30 GFLOP/s (6.28e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -163,12 +163,13 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
 // for the row kBRowsAhead steps below each one it reads, all of the tile's lines of it, the one past a vector too
 // where the row starts mid-line (without it, 64x1000x4096, rows 4000 bytes apart, ran at 0.89x of packing B; with
 // it, 1.11x). Medians of interleaved rounds on an AMD Zen 4, one thread, against packing B: 62x768x3072 1.05x faster
-// 8 rows ahead, 0.91x 16 ahead, 0.80x without asking; 16x768x3072 1.24x, 1.30x, 1.05x.
+// 8 rows ahead, 0.91x 16 ahead, 0.80x without asking; 16x768x3072 1.24x, 1.30x, 1.05x. A direct tile of a single row
+// of tiles over deep k slices asks the same (see direct_b_ahead in the dispatcher); a packed one never needs to.
 constexpr int kBRowsAhead = 8;
 
 template <Operands kOps, int kVecs, int kSteps>
 inline void fetch_b_ahead(const TileArgs& t, const float* b, int64_t ldb) {
-  if constexpr (kOps == Operands::kStreamedB)
+  if constexpr (kOps != Operands::kPacked)
     if (t.fetch_b_ahead)
       for (int s = 0; s < kSteps; ++s) {
         const float* row = b + (kBRowsAhead + s) * ldb;
@@ -570,6 +571,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   for (int g = 0; g < kRowGroups; ++g) rows3[g] = a + 3 * g * a_rs;
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
     fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
+    fetch_b_ahead<kOps, kVecs, 1>(t, b, b_rs);
     const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 0 * kLanes, last) : vzero();
     const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 1 * kLanes, last) : vzero();
     const Vec b2 = kVecs > 2 ? load_b<kPackedB, kVecs == 3>(b + 2 * kLanes, last) : vzero();

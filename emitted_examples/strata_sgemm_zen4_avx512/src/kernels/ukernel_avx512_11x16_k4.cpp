@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   54170e440073f665bb9267adc4b47823dd23c6a25caf78315a1ec877f46020c8  template cpu/ukernel.cpp.tpl
+//   3373147072b2be427782c5f7cfe674c27522739daad1c3b2f2d00b9be0973275  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 16 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 127.30 GFLOP/s (7.08e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -172,12 +172,13 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
 // for the row kBRowsAhead steps below each one it reads, all of the tile's lines of it, the one past a vector too
 // where the row starts mid-line (without it, 64x1000x4096, rows 4000 bytes apart, ran at 0.89x of packing B; with
 // it, 1.11x). Medians of interleaved rounds on an AMD Zen 4, one thread, against packing B: 62x768x3072 1.05x faster
-// 8 rows ahead, 0.91x 16 ahead, 0.80x without asking; 16x768x3072 1.24x, 1.30x, 1.05x.
+// 8 rows ahead, 0.91x 16 ahead, 0.80x without asking; 16x768x3072 1.24x, 1.30x, 1.05x. A direct tile of a single row
+// of tiles over deep k slices asks the same (see direct_b_ahead in the dispatcher); a packed one never needs to.
 constexpr int kBRowsAhead = 8;
 
 template <Operands kOps, int kVecs, int kSteps>
 inline void fetch_b_ahead(const TileArgs& t, const float* b, int64_t ldb) {
-  if constexpr (kOps == Operands::kStreamedB)
+  if constexpr (kOps != Operands::kPacked)
     if (t.fetch_b_ahead)
       for (int s = 0; s < kSteps; ++s) {
         const float* row = b + (kBRowsAhead + s) * ldb;
@@ -534,6 +535,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   for (int g = 0; g < kRowGroups; ++g) rows3[g] = a + 3 * g * a_rs;
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
     fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
+    fetch_b_ahead<kOps, kVecs, 1>(t, b, b_rs);
     const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 0 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {
       const Vec a0 = vbroadcast(kPackedA ? a + 0 * a_rs : rows3[0 / 3] + 0 % 3 * a_rs);
