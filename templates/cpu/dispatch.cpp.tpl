@@ -894,6 +894,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
       TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc, g.alpha,
                     beta, std::min(count * k.mr, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
       args.fetch_a_ahead = stream_a && j == 0;
+      args.a_continues = i + args.rows < g.M;
       args.fetch_b_ahead = b_ahead;
       k.direct(args);
       t += count;
@@ -915,6 +916,7 @@ void direct_all(const Gemm& g, const Kernel& k) {
         TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc,
                       g.alpha, beta, std::min(block_rows, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
         args.fetch_a_ahead = stream_a && j == 0;
+        args.a_continues = i + args.rows < g.M;
         args.fetch_b_ahead = b_ahead;
         k.direct(args);
       }

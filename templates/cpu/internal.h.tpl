@@ -29,6 +29,9 @@ struct TileArgs {
   // Direct only: the strip's rows of A are not in the cache its tiles run from (the dispatcher's kStreamABytes), so
   // each full tile fetches the next tile's rows of A during its own k loop.
   bool fetch_a_ahead = false;
+  // Direct only: A's rows go on below the strip's (the next row block's), so the strip's last full tile fetches
+  // those ahead as well.
+  bool a_continues = false;
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
   // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k
   // slices (the dispatcher's direct_b_ahead).

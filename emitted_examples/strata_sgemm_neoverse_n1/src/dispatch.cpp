@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   17c861539e6c6089523db5e105046e51b9cdd7c3049daac579e06bfaf324b60d  template cpu/dispatch.cpp.tpl
+//   a751f768e040130694b1e72c30c5d537776248a89f2524555886b5a87bd68730  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -909,6 +909,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
       TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc, g.alpha,
                     beta, std::min(count * k.mr, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
       args.fetch_a_ahead = stream_a && j == 0;
+      args.a_continues = i + args.rows < g.M;
       args.fetch_b_ahead = b_ahead;
       k.direct(args);
       t += count;
@@ -930,6 +931,7 @@ void direct_all(const Gemm& g, const Kernel& k) {
         TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc,
                       g.alpha, beta, std::min(block_rows, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
         args.fetch_a_ahead = stream_a && j == 0;
+        args.a_continues = i + args.rows < g.M;
         args.fetch_b_ahead = b_ahead;
         k.direct(args);
       }

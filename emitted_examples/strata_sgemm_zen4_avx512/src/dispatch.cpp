@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   17c861539e6c6089523db5e105046e51b9cdd7c3049daac579e06bfaf324b60d  template cpu/dispatch.cpp.tpl
+//   a751f768e040130694b1e72c30c5d537776248a89f2524555886b5a87bd68730  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -910,6 +910,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
       TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc, g.alpha,
                     beta, std::min(count * k.mr, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
       args.fetch_a_ahead = stream_a && j == 0;
+      args.a_continues = i + args.rows < g.M;
       args.fetch_b_ahead = b_ahead;
       k.direct(args);
       t += count;
@@ -931,6 +932,7 @@ void direct_all(const Gemm& g, const Kernel& k) {
         TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc,
                       g.alpha, beta, std::min(block_rows, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
         args.fetch_a_ahead = stream_a && j == 0;
+        args.a_continues = i + args.rows < g.M;
         args.fetch_b_ahead = b_ahead;
         k.direct(args);
       }

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   c7859907e116dee0bd8a0f08e1e9b38486342b426ff9bb380cd8337fbde23d1b  template cpu/internal.h.tpl
+//   62a50efacdaa7dcbf8c29f25afd125ec6b7c206c7256f7b98813949718c167cc  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -37,6 +37,9 @@ struct TileArgs {
   // Direct only: the strip's rows of A are not in the cache its tiles run from (the dispatcher's kStreamABytes), so
   // each full tile fetches the next tile's rows of A during its own k loop.
   bool fetch_a_ahead = false;
+  // Direct only: A's rows go on below the strip's (the next row block's), so the strip's last full tile fetches
+  // those ahead as well.
+  bool a_continues = false;
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
   // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k
   // slices (the dispatcher's direct_b_ahead).
