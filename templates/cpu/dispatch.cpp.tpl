@@ -873,6 +873,10 @@ constexpr int64_t kChunksPerThread = 8;
 // (TileArgs::fetch_a_ahead, see the kernels' prefetch_a_rows). Where A is cached the fetches only cost time.
 bool a_from_beyond(const Gemm& g) { return g.M * g.K * static_cast<int64_t>(sizeof(float)) > kStreamABytes; }
 
+// Whether a direct call's C is larger than {{DIRECT_CACHE}}: then its tiles, however shallow, ask for their rows of C
+// before their k loops (TileArgs::c_from_beyond; see the kernels' tile_body).
+bool c_from_beyond(const Gemm& g) { return g.M * g.N * static_cast<int64_t>(sizeof(float)) > kStreamABytes; }
+
 // The micro-tiles [begin, end) of C, in k slices of direct_depth(). C's rows of tiles are cut into blocks of
 // direct_block_rows(); the tiles are numbered block by block, and column-major (a column strip of the block after
 // another) within one. The tiles of a range that lie in one strip of a block are one call of the kernel.
@@ -895,6 +899,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
                     beta, std::min(count * k.mr, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
       args.fetch_a_ahead = stream_a && j == 0;
       args.a_continues = i + args.rows < g.M;
+      args.c_from_beyond = c_from_beyond(g);
       args.fetch_b_ahead = b_ahead;
       k.direct(args);
       t += count;
@@ -917,6 +922,8 @@ void direct_all(const Gemm& g, const Kernel& k) {
                       g.alpha, beta, std::min(block_rows, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
         args.fetch_a_ahead = stream_a && j == 0;
         args.a_continues = i + args.rows < g.M;
+        args.c_from_beyond = c_from_beyond(g);
+      args.c_from_beyond = c_from_beyond(g);
         args.fetch_b_ahead = b_ahead;
         k.direct(args);
       }

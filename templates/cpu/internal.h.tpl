@@ -32,6 +32,9 @@ struct TileArgs {
   // Direct only: A's rows go on below the strip's (the next row block's), so the strip's last full tile fetches
   // those ahead as well.
   bool a_continues = false;
+  // Direct only: C is larger than the cache A streams through (the dispatcher's kStreamABytes), so even a shallow
+  // tile asks for its rows of C before its k loop.
+  bool c_from_beyond = false;
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
   // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k
   // slices (the dispatcher's direct_b_ahead).

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   62a50efacdaa7dcbf8c29f25afd125ec6b7c206c7256f7b98813949718c167cc  template cpu/internal.h.tpl
+//   cb1cf61e984542d5562aaf5fc8e39b7d100b8590753ea683652a87b7ca0ab834  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -39,6 +39,9 @@ struct TileArgs {
   // Direct only: A's rows go on below the strip's (the next row block's), so the strip's last full tile fetches
   // those ahead as well.
   bool a_continues = false;
+  // Direct only: C is larger than the cache A streams through (the dispatcher's kStreamABytes), so even a shallow
+  // tile asks for its rows of C before its k loop.
+  bool c_from_beyond = false;
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
   // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k
   // slices (the dispatcher's direct_b_ahead).

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   a751f768e040130694b1e72c30c5d537776248a89f2524555886b5a87bd68730  template cpu/dispatch.cpp.tpl
+//   628bb2bbb21315b97b13b50a1bcd672d0dd9ca7032c3a9008adfaf82c96220f6  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -889,6 +889,10 @@ constexpr int64_t kChunksPerThread = 8;
 // (TileArgs::fetch_a_ahead, see the kernels' prefetch_a_rows). Where A is cached the fetches only cost time.
 bool a_from_beyond(const Gemm& g) { return g.M * g.K * static_cast<int64_t>(sizeof(float)) > kStreamABytes; }
 
+// Whether a direct call's C is larger than l2: then its tiles, however shallow, ask for their rows of C
+// before their k loops (TileArgs::c_from_beyond; see the kernels' tile_body).
+bool c_from_beyond(const Gemm& g) { return g.M * g.N * static_cast<int64_t>(sizeof(float)) > kStreamABytes; }
+
 // The micro-tiles [begin, end) of C, in k slices of direct_depth(). C's rows of tiles are cut into blocks of
 // direct_block_rows(); the tiles are numbered block by block, and column-major (a column strip of the block after
 // another) within one. The tiles of a range that lie in one strip of a block are one call of the kernel.
@@ -911,6 +915,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
                     beta, std::min(count * k.mr, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
       args.fetch_a_ahead = stream_a && j == 0;
       args.a_continues = i + args.rows < g.M;
+      args.c_from_beyond = c_from_beyond(g);
       args.fetch_b_ahead = b_ahead;
       k.direct(args);
       t += count;
@@ -933,6 +938,8 @@ void direct_all(const Gemm& g, const Kernel& k) {
                       g.alpha, beta, std::min(block_rows, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
         args.fetch_a_ahead = stream_a && j == 0;
         args.a_continues = i + args.rows < g.M;
+        args.c_from_beyond = c_from_beyond(g);
+      args.c_from_beyond = c_from_beyond(g);
         args.fetch_b_ahead = b_ahead;
         k.direct(args);
       }
