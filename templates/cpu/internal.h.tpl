@@ -35,6 +35,11 @@ struct TileArgs {
   // Direct only: C is larger than the cache A streams through (the dispatcher's kStreamABytes), so even a shallow
   // tile asks for its rows of C before its k loop.
   bool c_from_beyond = false;
+  // Packed only: rows of the B block the thread packs next (next_rows rows of next_cols floats, next_ldb apart) to
+  // ask into L2 during the k loop, one row per unrolled step (see the kernels' fetch_next_b); none when next_rows is 0.
+  const float* next_b = nullptr;
+  int64_t next_ldb = 0;
+  int32_t next_rows = 0, next_cols = 0;
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
   // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k
   // slices (the dispatcher's direct_b_ahead).

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   628bb2bbb21315b97b13b50a1bcd672d0dd9ca7032c3a9008adfaf82c96220f6  template cpu/dispatch.cpp.tpl
+//   48142884c4e9ae24a8fc5994cc5cd392f4cdbf204207a139493d40eeb310ee01  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -1038,6 +1038,10 @@ struct BlockJob {
   int64_t m2, n2, k2;        // its extent, clamped to the block
   int64_t tiles_m, tiles_n;  // level-1 tiles in it
   bool stream_b;             // B is read in place, not packed (see stream_b)
+  // The B block the thread packs after this level-2 tile's, which its tiles ask into L2 (see TileArgs::next_b);
+  // none (next_b null) unless B comes from memory.
+  const float* next_b = nullptr;
+  int64_t next_rows = 0, next_cols = 0;
 };
 
 // Whether a thread whose block of C has `rows` rows reads B in place instead of packing it, in a call of N x K B.
@@ -1081,6 +1085,11 @@ RowTiles row_tiles(int64_t rows, int64_t mr) {
 // Blocks of few rows of tiles do not pack B at all (see stream_b).
 void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffers& buffers) {
   const int64_t k_slices = strata_model::ceil_div(job.k2, k.k1);
+  // The next block's rows, spread evenly over this level-2 tile's tile calls.
+  const int64_t calls = job.tiles_n * k_slices * job.tiles_m * row_tiles(std::min(k.m1, job.m2), k.mr).count *
+                        strata_model::ceil_div(std::min(k.n1, job.n2), k.nr);
+  const int64_t rows_per_call = job.next_b == nullptr ? 0 : strata_model::ceil_div(job.next_rows, calls);
+  int64_t next_row = 0;
   for (int64_t tile_j = 0; tile_j < job.tiles_n; ++tile_j) {
     const int64_t j1 = job.j2 + tile_j * k.n1, n1 = std::min<int64_t>(k.n1, job.j2 + job.n2 - j1);
     for (int64_t slice = 0; slice < k_slices; ++slice) {
@@ -1112,6 +1121,13 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
             TileArgs args{k1, a_block + t * k.mr * k1, 0, b, ldb, g.C + (i1 + tiles.start(t)) * g.ldc + j1 + jr, g.ldc,
                           g.alpha, beta, tiles.height(t), cols};
             args.fetch_b_ahead = job.stream_b && t == 0;
+            if (next_row < job.next_rows && rows_per_call > 0) {
+              args.next_b = job.next_b + next_row * g.ldb;
+              args.next_ldb = g.ldb;
+              args.next_rows = static_cast<int32_t>(std::min(rows_per_call, job.next_rows - next_row));
+              args.next_cols = static_cast<int32_t>(job.next_cols);
+              next_row += rows_per_call;
+            }
             tile(args);
           }
         }
@@ -1160,6 +1176,22 @@ void packed_task(void* context, int64_t index) {
                        std::min<int64_t>(k.k2, g.K - p2), 0, 0, streams_b};
         block.tiles_m = strata_model::ceil_div(block.m2, k.m1);
         block.tiles_n = strata_model::ceil_div(block.n2, k.n1);
+        // Where B comes from memory (larger than kOuterBytes, not streamed), the block the next level-2 tile packs
+        // first: the next j2's first k slice, or after the last j2, the next p2's first block. Only for a thread with
+        // one level-2 row of tiles: with more, the next i2 starts on B blocks it may hold already (see b_slots).
+        const int64_t b_bytes = job.g->K * job.g->N * static_cast<int64_t>(sizeof(float));
+        if (!streams_b && b_bytes > kOuterBytes && g.M <= k.m2) {
+          int64_t np = p2, nj = j2 + k.n2;
+          if (nj >= g.N) {
+            np = p2 + k.k2;
+            nj = 0;
+          }
+          if (np < g.K) {
+            block.next_b = g.B + np * g.ldb + nj;
+            block.next_rows = std::min<int64_t>(k.k1, g.K - np);
+            block.next_cols = std::min<int64_t>(k.n1, g.N - nj);
+          }
+        }
         run_block(g, k, block, buffers);
       }
 }

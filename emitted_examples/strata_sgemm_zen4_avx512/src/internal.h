@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   cb1cf61e984542d5562aaf5fc8e39b7d100b8590753ea683652a87b7ca0ab834  template cpu/internal.h.tpl
+//   32f5de323939eadd37389839069de75f0e46e4cf8e25538e5b49ed82da61ff2c  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -43,6 +43,11 @@ struct TileArgs {
   // Direct only: C is larger than the cache A streams through (the dispatcher's kStreamABytes), so even a shallow
   // tile asks for its rows of C before its k loop.
   bool c_from_beyond = false;
+  // Packed only: rows of the B block the thread packs next (next_rows rows of next_cols floats, next_ldb apart) to
+  // ask into L2 during the k loop, one row per unrolled step (see the kernels' fetch_next_b); none when next_rows is 0.
+  const float* next_b = nullptr;
+  int64_t next_ldb = 0;
+  int32_t next_rows = 0, next_cols = 0;
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
   // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k
   // slices (the dispatcher's direct_b_ahead).
