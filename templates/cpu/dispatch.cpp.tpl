@@ -883,6 +883,7 @@ bool c_from_beyond(const Gemm& g) { return g.M * g.N * static_cast<int64_t>(size
 void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, int64_t tiles_m) {
   const int64_t slice = direct_depth(k, g.M, g.N, g.K, g.ldb), strips = (g.N + k.nr - 1) / k.nr;
   const bool stream_a = a_from_beyond(g), b_ahead = direct_b_ahead(k, g.M, g.N, g.K, g.ldb);
+  const bool c_beyond = c_from_beyond(g);
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
@@ -899,7 +900,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
                     beta, std::min(count * k.mr, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
       args.fetch_a_ahead = stream_a && j == 0;
       args.a_continues = i + args.rows < g.M;
-      args.c_from_beyond = c_from_beyond(g);
+      args.c_from_beyond = c_beyond;
       args.fetch_b_ahead = b_ahead;
       k.direct(args);
       t += count;
@@ -912,6 +913,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 void direct_all(const Gemm& g, const Kernel& k) {
   const int64_t slice = direct_depth(k, g.M, g.N, g.K, g.ldb);
   const bool stream_a = a_from_beyond(g), b_ahead = direct_b_ahead(k, g.M, g.N, g.K, g.ldb);
+  const bool c_beyond = c_from_beyond(g);
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
@@ -922,8 +924,7 @@ void direct_all(const Gemm& g, const Kernel& k) {
                       g.alpha, beta, std::min(block_rows, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
         args.fetch_a_ahead = stream_a && j == 0;
         args.a_continues = i + args.rows < g.M;
-        args.c_from_beyond = c_from_beyond(g);
-      args.c_from_beyond = c_from_beyond(g);
+        args.c_from_beyond = c_beyond;
         args.fetch_b_ahead = b_ahead;
         k.direct(args);
       }

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   48142884c4e9ae24a8fc5994cc5cd392f4cdbf204207a139493d40eeb310ee01  template cpu/dispatch.cpp.tpl
+//   726e37f19c7473f9e28ccc6c0444d11a58b2ff7ddd7e822eb1960cbd79056cda  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -899,6 +899,7 @@ bool c_from_beyond(const Gemm& g) { return g.M * g.N * static_cast<int64_t>(size
 void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, int64_t tiles_m) {
   const int64_t slice = direct_depth(k, g.M, g.N, g.K, g.ldb), strips = (g.N + k.nr - 1) / k.nr;
   const bool stream_a = a_from_beyond(g), b_ahead = direct_b_ahead(k, g.M, g.N, g.K, g.ldb);
+  const bool c_beyond = c_from_beyond(g);
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
@@ -915,7 +916,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
                     beta, std::min(count * k.mr, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
       args.fetch_a_ahead = stream_a && j == 0;
       args.a_continues = i + args.rows < g.M;
-      args.c_from_beyond = c_from_beyond(g);
+      args.c_from_beyond = c_beyond;
       args.fetch_b_ahead = b_ahead;
       k.direct(args);
       t += count;
@@ -928,6 +929,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 void direct_all(const Gemm& g, const Kernel& k) {
   const int64_t slice = direct_depth(k, g.M, g.N, g.K, g.ldb);
   const bool stream_a = a_from_beyond(g), b_ahead = direct_b_ahead(k, g.M, g.N, g.K, g.ldb);
+  const bool c_beyond = c_from_beyond(g);
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
@@ -938,8 +940,7 @@ void direct_all(const Gemm& g, const Kernel& k) {
                       g.alpha, beta, std::min(block_rows, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
         args.fetch_a_ahead = stream_a && j == 0;
         args.a_continues = i + args.rows < g.M;
-        args.c_from_beyond = c_from_beyond(g);
-      args.c_from_beyond = c_from_beyond(g);
+        args.c_from_beyond = c_beyond;
         args.fetch_b_ahead = b_ahead;
         k.direct(args);
       }
