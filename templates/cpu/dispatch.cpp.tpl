@@ -877,13 +877,27 @@ bool a_from_beyond(const Gemm& g) { return g.M * g.K * static_cast<int64_t>(size
 // before their k loops (TileArgs::c_from_beyond; see the kernels' tile_body).
 bool c_from_beyond(const Gemm& g) { return g.M * g.N * static_cast<int64_t>(sizeof(float)) > kStreamABytes; }
 
+// What a direct call's strips are told about where A, B and C come from (TileArgs' fetch flags), worked out once per
+// call (see a_from_beyond, direct_b_ahead and c_from_beyond).
+struct DirectFetches {
+  bool a_beyond, b_ahead, c_beyond;
+  DirectFetches(const Gemm& g, const Kernel& k)
+      : a_beyond(a_from_beyond(g)), b_ahead(direct_b_ahead(k, g.M, g.N, g.K, g.ldb)), c_beyond(c_from_beyond(g)) {}
+  // The flags of the strip at row i and column j of C, whose other arguments are filled in.
+  void mark(const Gemm& g, int64_t i, int64_t j, TileArgs* args) const {
+    args->fetch_a_ahead = a_beyond && j == 0;
+    args->a_continues = i + args->rows < g.M;
+    args->c_from_beyond = c_beyond;
+    args->fetch_b_ahead = b_ahead;
+  }
+};
+
 // The micro-tiles [begin, end) of C, in k slices of direct_depth(). C's rows of tiles are cut into blocks of
 // direct_block_rows(); the tiles are numbered block by block, and column-major (a column strip of the block after
 // another) within one. The tiles of a range that lie in one strip of a block are one call of the kernel.
 void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, int64_t tiles_m) {
   const int64_t slice = direct_depth(k, g.M, g.N, g.K, g.ldb), strips = (g.N + k.nr - 1) / k.nr;
-  const bool stream_a = a_from_beyond(g), b_ahead = direct_b_ahead(k, g.M, g.N, g.K, g.ldb);
-  const bool c_beyond = c_from_beyond(g);
+  const DirectFetches fetches(g, k);
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
@@ -898,10 +912,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
       const int64_t i = row * k.mr;
       TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc, g.alpha,
                     beta, std::min(count * k.mr, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
-      args.fetch_a_ahead = stream_a && j == 0;
-      args.a_continues = i + args.rows < g.M;
-      args.c_from_beyond = c_beyond;
-      args.fetch_b_ahead = b_ahead;
+      fetches.mark(g, i, j, &args);
       k.direct(args);
       t += count;
     }
@@ -912,8 +923,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 // divisions to get them: on the small problems this path serves, a division is a visible share.
 void direct_all(const Gemm& g, const Kernel& k) {
   const int64_t slice = direct_depth(k, g.M, g.N, g.K, g.ldb);
-  const bool stream_a = a_from_beyond(g), b_ahead = direct_b_ahead(k, g.M, g.N, g.K, g.ldb);
-  const bool c_beyond = c_from_beyond(g);
+  const DirectFetches fetches(g, k);
   for (int64_t p = 0; p < g.K; p += slice) {
     const int64_t depth = std::min<int64_t>(slice, g.K - p);
     const float beta = p == 0 ? g.beta : 1.0f;
@@ -922,10 +932,7 @@ void direct_all(const Gemm& g, const Kernel& k) {
       for (int64_t j = 0; j < g.N; j += k.nr) {
         TileArgs args{depth, g.A + i * g.lda + p, g.lda, g.B + p * g.ldb + j, g.ldb, g.C + i * g.ldc + j, g.ldc,
                       g.alpha, beta, std::min(block_rows, g.M - i), static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j))};
-        args.fetch_a_ahead = stream_a && j == 0;
-        args.a_continues = i + args.rows < g.M;
-        args.c_from_beyond = c_beyond;
-        args.fetch_b_ahead = b_ahead;
+        fetches.mark(g, i, j, &args);
         k.direct(args);
       }
   }
@@ -1133,6 +1140,21 @@ struct PackedJob {
 // One thread's part of the whole packed call: its block of C (see "Thread shares"), as a GEMM of its own, its
 // level-2 tiles walked n innermost so that consecutive tiles need the A blocks the thread keeps. Each element of C
 // is accumulated by one thread, in k order: the call needs one parallel region, with no barrier in it.
+// Points `block`, the level-2 tile at (p2, j2) of a thread's block of C (`g`), at the B block the thread packs next
+// (BlockJob::next_b): the next j2's first k slice or, after the last j2, the next p2's first block; none after the
+// last.
+void point_at_next_b(const Gemm& g, const Kernel& k, int64_t p2, int64_t j2, BlockJob* block) {
+  int64_t p = p2, j = j2 + k.n2;
+  if (j >= g.N) {
+    p = p2 + k.k2;
+    j = 0;
+  }
+  if (p >= g.K) return;
+  block->next_b = g.B + p * g.ldb + j;
+  block->next_rows = std::min<int64_t>(k.k1, g.K - p);
+  block->next_cols = std::min<int64_t>(k.n1, g.N - j);
+}
+
 void packed_task(void* context, int64_t index) {
   const PackedJob& job = *static_cast<const PackedJob*>(context);
   const Kernel& k = *job.k;
@@ -1155,6 +1177,11 @@ void packed_task(void* context, int64_t index) {
   std::fill_n(buffers.held_a, buffers.slots, empty);
   std::fill_n(buffers.held_b, buffers.b_slots, empty);
   const bool streams_b = stream_b(k, g.M, job.g->N, job.g->K);
+  // Where B comes from memory (larger than kOuterBytes, and not streamed), each level-2 tile's tiles fetch the B block
+  // the next one packs first. Only for a thread with one level-2 row of tiles: with more, the next i2 starts on B
+  // blocks it may hold already (see b_slots).
+  const int64_t b_bytes = job.g->K * job.g->N * static_cast<int64_t>(sizeof(float));
+  const bool fetches_next_b = !streams_b && b_bytes > kOuterBytes && g.M <= k.m2;
   for (int64_t p2 = 0; p2 < g.K; p2 += k.k2)
     for (int64_t i2 = 0; i2 < g.M; i2 += k.m2)
       for (int64_t j2 = 0; j2 < g.N; j2 += k.n2) {
@@ -1162,22 +1189,7 @@ void packed_task(void* context, int64_t index) {
                        std::min<int64_t>(k.k2, g.K - p2), 0, 0, streams_b};
         block.tiles_m = strata_model::ceil_div(block.m2, k.m1);
         block.tiles_n = strata_model::ceil_div(block.n2, k.n1);
-        // Where B comes from memory (larger than kOuterBytes, not streamed), the block the next level-2 tile packs
-        // first: the next j2's first k slice, or after the last j2, the next p2's first block. Only for a thread with
-        // one level-2 row of tiles: with more, the next i2 starts on B blocks it may hold already (see b_slots).
-        const int64_t b_bytes = job.g->K * job.g->N * static_cast<int64_t>(sizeof(float));
-        if (!streams_b && b_bytes > kOuterBytes && g.M <= k.m2) {
-          int64_t np = p2, nj = j2 + k.n2;
-          if (nj >= g.N) {
-            np = p2 + k.k2;
-            nj = 0;
-          }
-          if (np < g.K) {
-            block.next_b = g.B + np * g.ldb + nj;
-            block.next_rows = std::min<int64_t>(k.k1, g.K - np);
-            block.next_cols = std::min<int64_t>(k.n1, g.N - nj);
-          }
-        }
+        if (fetches_next_b) point_at_next_b(g, k, p2, j2, &block);
         run_block(g, k, block, buffers);
       }
 }

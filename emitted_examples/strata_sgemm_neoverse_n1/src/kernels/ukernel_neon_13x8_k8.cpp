@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   3fe6a0a6e32e7c1d29f2fa1fee0ec54d96e233098dd995a82f81d057442e4f4a  template cpu/ukernel.cpp.tpl
+//   a45be7d8ab08338c1c226bfea7de360c42ba3616c32c45875be6ba3955ce7ea8  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -149,6 +149,13 @@ inline Vec load_b(const float* p, Mask last) {
 constexpr int64_t kPrefetchDepth = 32;
 constexpr int kLineFloats = 64 / static_cast<int>(sizeof(float));
 
+// Asks for every line of a row of `floats` floats into L2 (locality 2: prefetcht1 on x86), the last one too where
+// the row starts mid-line (see pack_b and fetch_next_b).
+inline void prefetch_row_into_l2(const float* row, int64_t floats) {
+  for (int64_t j = 0; j < floats; j += kLineFloats) __builtin_prefetch(row + j, 0, 2);
+  __builtin_prefetch(row + floats - 1, 0, 2);
+}
+
 template <int kVecs>
 inline void prefetch_c_row(const float* row, int cols) {
   for (int j = 0; j < kVecs * kLanes; j += kLineFloats) __builtin_prefetch(row + j, 1);
@@ -179,10 +186,12 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
 // of tiles over deep k slices asks the same (see direct_b_ahead in the dispatcher); a packed one never needs to.
 constexpr int kBRowsAhead = 8;
 
+// `fetch` is the tile's TileArgs::fetch_b_ahead, read once before its k loop, which then tests a register: read from
+// TileArgs, GCC 12 loaded it from memory again on every k step of a direct tile.
 template <Operands kOps, int kVecs, int kSteps>
-inline void fetch_b_ahead(const TileArgs& t, const float* b, int64_t ldb) {
+inline void fetch_b_ahead(bool fetch, const float* b, int64_t ldb) {
   if constexpr (kOps != Operands::kPacked)
-    if (t.fetch_b_ahead)
+    if (fetch)
       for (int s = 0; s < kSteps; ++s) {
         const float* row = b + (kBRowsAhead + s) * ldb;
         for (int j = 0; j < kVecs * kLanes; j += kLineFloats) __builtin_prefetch(row + j);
@@ -200,12 +209,7 @@ inline void fetch_b_ahead(const TileArgs& t, const float* b, int64_t ldb) {
 template <Operands kOps>
 inline void fetch_next_b(const TileArgs& t, int& row) {
   if constexpr (kOps == Operands::kPacked)
-    if (row < t.next_rows) {
-      const float* r = t.next_b + row * t.next_ldb;
-      for (int j = 0; j < t.next_cols; j += kLineFloats) __builtin_prefetch(r + j, 0, 2);
-      __builtin_prefetch(r + t.next_cols - 1, 0, 2);
-      ++row;
-    }
+    if (row < t.next_rows) prefetch_row_into_l2(t.next_b + row++ * t.next_ldb, t.next_cols);
 }
 
 // The k loops' call: at the k step p of a kRows-row tile whose loop advances kStep steps at a time, the next tile's
@@ -364,6 +368,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
 
   int64_t p = 0;
   int next_row = 0;  // of the next B block's rows this tile asks for (see fetch_next_b)
+  const bool fetch_b = t.fetch_b_ahead;
   // Packed: one k step's A elements are loaded as a0 (rows 0-3), a1 (rows 4-7), a2 (rows 8-11) and a3 (rows 9-12).
   // The last vector overlaps the one before it, so that it ends at the panel's last row instead of reading past it.
   // An edge tile (kRows < 13) loads only the vectors holding its rows, and never multiplies the lanes past them.
@@ -371,7 +376,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     if constexpr (kPackedA)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
     fetch_a_ahead<kRows, kAheadRows, 8>(t, p);
-    fetch_b_ahead<kOps, kVecs, 8>(t, b, b_rs);
+    fetch_b_ahead<kOps, kVecs, 8>(fetch_b, b, b_rs);
     fetch_next_b<kOps>(t, next_row);
     {
       const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
@@ -1742,12 +1747,16 @@ void dot_columns(const TileArgs& t) {
   }
 }
 
-// dot_columns<1> to dot_columns<kDotColumns>, by the number of columns less one.
-template <int... kIndex>
-constexpr std::array<TileFn, sizeof...(kIndex)> dot_columns_table(std::integer_sequence<int, kIndex...>) {
-  return {&dot_columns<kIndex + 1>...};
+// A table of make(std::integral_constant<int, n>) for n = 1, 2, ..., at index n - 1: one instantiation of a strip
+// function per column count.
+template <typename Make, int... kIndex>
+constexpr std::array<TileFn, sizeof...(kIndex)> table_by_columns(Make make, std::integer_sequence<int, kIndex...>) {
+  return {make(std::integral_constant<int, kIndex + 1>{})...};
 }
-constexpr auto kDotColumnsFns = dot_columns_table(std::make_integer_sequence<int, kDotColumns>{});
+
+// dot_columns<1> to dot_columns<kDotColumns>, by the number of columns less one.
+constexpr auto kDotColumnsFns = table_by_columns([](auto n) { return &dot_columns<decltype(n)::value>; },
+                                                 std::make_integer_sequence<int, kDotColumns>{});
 
 constexpr TileFn kStrips[2] = { &direct_strip<1>, &direct_strip<2> };
 
@@ -1807,11 +1816,8 @@ void columns_along_m(const TileArgs& t) {
 }
 
 // columns_along_m<1> to columns_along_m<kLanes / 2>, by the number of columns less one.
-template <int... kIndex>
-constexpr std::array<TileFn, sizeof...(kIndex)> along_m_table(std::integer_sequence<int, kIndex...>) {
-  return {&columns_along_m<kIndex + 1>...};
-}
-constexpr auto kAlongMFns = along_m_table(std::make_integer_sequence<int, kLanes / 2>{});
+constexpr auto kAlongMFns = table_by_columns([](auto n) { return &columns_along_m<decltype(n)::value>; },
+                                             std::make_integer_sequence<int, kLanes / 2>{});
 
 // Whether a strip goes along m: few columns (at most half a vector), rows enough to fill half a vector, a k loop at
 // least a transposed block deep (each block transposes A in whole blocks of kLanes steps: 40x6x9, a third of a block
@@ -1937,11 +1943,7 @@ void ukernel_neon_13x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int6
   for (int64_t p = 0; p < depth; ++p) {
     const float* row = b + p * ldb;
     float* panel_row = out + p * 8;
-    if (p + kRowsAhead < depth) {
-      const float* ahead = row + kRowsAhead * ldb;
-      for (int64_t j = 0; j < cols; j += kLineFloats) __builtin_prefetch(ahead + j, 0, 2);
-      __builtin_prefetch(ahead + cols - 1, 0, 2);  // the row's last line, when the row starts mid-line
-    }
+    if (p + kRowsAhead < depth) prefetch_row_into_l2(row + kRowsAhead * ldb, cols);
     for (int64_t j = 0; j < panels; ++j, row += 8, panel_row += depth * 8)
       for (int v = 0; v < 2; ++v) vst1q_f32(panel_row + v * kLanes, vload(row + v * kLanes));
     for (int64_t j = 0; j < tail; ++j) panel_row[j] = row[j];

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   3fe6a0a6e32e7c1d29f2fa1fee0ec54d96e233098dd995a82f81d057442e4f4a  template cpu/ukernel.cpp.tpl
+//   a45be7d8ab08338c1c226bfea7de360c42ba3616c32c45875be6ba3955ce7ea8  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 2 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 66.11 GFLOP/s (8.05e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -147,6 +147,13 @@ inline Vec load_b(const float* p, Mask last) {
 constexpr int64_t kPrefetchDepth = 32;
 constexpr int kLineFloats = 64 / static_cast<int>(sizeof(float));
 
+// Asks for every line of a row of `floats` floats into L2 (locality 2: prefetcht1 on x86), the last one too where
+// the row starts mid-line (see pack_b and fetch_next_b).
+inline void prefetch_row_into_l2(const float* row, int64_t floats) {
+  for (int64_t j = 0; j < floats; j += kLineFloats) __builtin_prefetch(row + j, 0, 2);
+  __builtin_prefetch(row + floats - 1, 0, 2);
+}
+
 template <int kVecs>
 inline void prefetch_c_row(const float* row, int cols) {
   for (int j = 0; j < kVecs * kLanes; j += kLineFloats) __builtin_prefetch(row + j, 1);
@@ -177,10 +184,12 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
 // of tiles over deep k slices asks the same (see direct_b_ahead in the dispatcher); a packed one never needs to.
 constexpr int kBRowsAhead = 8;
 
+// `fetch` is the tile's TileArgs::fetch_b_ahead, read once before its k loop, which then tests a register: read from
+// TileArgs, GCC 12 loaded it from memory again on every k step of a direct tile.
 template <Operands kOps, int kVecs, int kSteps>
-inline void fetch_b_ahead(const TileArgs& t, const float* b, int64_t ldb) {
+inline void fetch_b_ahead(bool fetch, const float* b, int64_t ldb) {
   if constexpr (kOps != Operands::kPacked)
-    if (t.fetch_b_ahead)
+    if (fetch)
       for (int s = 0; s < kSteps; ++s) {
         const float* row = b + (kBRowsAhead + s) * ldb;
         for (int j = 0; j < kVecs * kLanes; j += kLineFloats) __builtin_prefetch(row + j);
@@ -198,12 +207,7 @@ inline void fetch_b_ahead(const TileArgs& t, const float* b, int64_t ldb) {
 template <Operands kOps>
 inline void fetch_next_b(const TileArgs& t, int& row) {
   if constexpr (kOps == Operands::kPacked)
-    if (row < t.next_rows) {
-      const float* r = t.next_b + row * t.next_ldb;
-      for (int j = 0; j < t.next_cols; j += kLineFloats) __builtin_prefetch(r + j, 0, 2);
-      __builtin_prefetch(r + t.next_cols - 1, 0, 2);
-      ++row;
-    }
+    if (row < t.next_rows) prefetch_row_into_l2(t.next_b + row++ * t.next_ldb, t.next_cols);
 }
 
 // The k loops' call: at the k step p of a kRows-row tile whose loop advances kStep steps at a time, the next tile's
@@ -349,6 +353,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
 
   int64_t p = 0;
   int next_row = 0;  // of the next B block's rows this tile asks for (see fetch_next_b)
+  const bool fetch_b = t.fetch_b_ahead;
   // A direct tile more than one vector wide takes the single-step loop below: its A rows and B rows lie lda and ldb
   // apart, so an unrolled step needs an address register per row of A and per unrolled row of B, more than x86-64
   // has, and GCC kept the offsets on the stack and reloaded them in the loop (9x48 direct tile, K = 100: 1.16x
@@ -357,7 +362,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     if constexpr (kPackedA)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
     fetch_a_ahead<kRows, kAheadRows, 2>(t, p);
-    fetch_b_ahead<kOps, kVecs, 2>(t, b, b_rs);
+    fetch_b_ahead<kOps, kVecs, 2>(fetch_b, b, b_rs);
     fetch_next_b<kOps>(t, next_row);
     {
       const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
@@ -480,7 +485,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   for (int g = 0; g < kRowGroups; ++g) rows3[g] = a + 3 * g * a_rs;
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
     fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
-    fetch_b_ahead<kOps, kVecs, 1>(t, b, b_rs);
+    fetch_b_ahead<kOps, kVecs, 1>(fetch_b, b, b_rs);
     const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 0 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {
       const Vec a0 = vbroadcast(kPackedA ? a + 0 * a_rs : rows3[0 / 3] + 0 % 3 * a_rs);
@@ -751,12 +756,16 @@ void dot_columns(const TileArgs& t) {
   }
 }
 
-// dot_columns<1> to dot_columns<kDotColumns>, by the number of columns less one.
-template <int... kIndex>
-constexpr std::array<TileFn, sizeof...(kIndex)> dot_columns_table(std::integer_sequence<int, kIndex...>) {
-  return {&dot_columns<kIndex + 1>...};
+// A table of make(std::integral_constant<int, n>) for n = 1, 2, ..., at index n - 1: one instantiation of a strip
+// function per column count.
+template <typename Make, int... kIndex>
+constexpr std::array<TileFn, sizeof...(kIndex)> table_by_columns(Make make, std::integer_sequence<int, kIndex...>) {
+  return {make(std::integral_constant<int, kIndex + 1>{})...};
 }
-constexpr auto kDotColumnsFns = dot_columns_table(std::make_integer_sequence<int, kDotColumns>{});
+
+// dot_columns<1> to dot_columns<kDotColumns>, by the number of columns less one.
+constexpr auto kDotColumnsFns = table_by_columns([](auto n) { return &dot_columns<decltype(n)::value>; },
+                                                 std::make_integer_sequence<int, kDotColumns>{});
 
 constexpr TileFn kStrips[1] = { &direct_strip<1> };
 
@@ -816,11 +825,8 @@ void columns_along_m(const TileArgs& t) {
 }
 
 // columns_along_m<1> to columns_along_m<kLanes / 2>, by the number of columns less one.
-template <int... kIndex>
-constexpr std::array<TileFn, sizeof...(kIndex)> along_m_table(std::integer_sequence<int, kIndex...>) {
-  return {&columns_along_m<kIndex + 1>...};
-}
-constexpr auto kAlongMFns = along_m_table(std::make_integer_sequence<int, kLanes / 2>{});
+constexpr auto kAlongMFns = table_by_columns([](auto n) { return &columns_along_m<decltype(n)::value>; },
+                                             std::make_integer_sequence<int, kLanes / 2>{});
 
 // Whether a strip goes along m: few columns (at most half a vector), rows enough to fill half a vector, a k loop at
 // least a transposed block deep (each block transposes A in whole blocks of kLanes steps: 40x6x9, a third of a block
@@ -946,11 +952,7 @@ void ukernel_avx2_13x8_k2_pack_b(const float* b, int64_t ldb, int64_t cols, int6
   for (int64_t p = 0; p < depth; ++p) {
     const float* row = b + p * ldb;
     float* panel_row = out + p * 8;
-    if (p + kRowsAhead < depth) {
-      const float* ahead = row + kRowsAhead * ldb;
-      for (int64_t j = 0; j < cols; j += kLineFloats) __builtin_prefetch(ahead + j, 0, 2);
-      __builtin_prefetch(ahead + cols - 1, 0, 2);  // the row's last line, when the row starts mid-line
-    }
+    if (p + kRowsAhead < depth) prefetch_row_into_l2(row + kRowsAhead * ldb, cols);
     for (int64_t j = 0; j < panels; ++j, row += 8, panel_row += depth * 8)
       for (int v = 0; v < 1; ++v) _mm256_storeu_ps(panel_row + v * kLanes, vload(row + v * kLanes));
     for (int64_t j = 0; j < tail; ++j) panel_row[j] = row[j];
