@@ -268,7 +268,7 @@ constexpr int64_t kStreamBytes = int64_t{64} << 10;
 
 // Whether a direct call is a single row of tiles of three rows or more over a B that lives in {{OUTER_CACHE}} (at
 // most a quarter of it, the share a call can count on keeping there) with rows that do not share a set of
-// {{TILE_CACHE}}: then its k slices are K1 deep (see direct_depth) and every tile asks for B's rows kBRowsAhead steps
+// {{TILE_CACHE}}: then its k slices are K1 deep (see direct_depth) and every tile asks for B's rows a few steps
 // ahead (TileArgs::fetch_b_ahead), since every tile is the only one in its strip to read them. Against shallow
 // slices, medians of interleaved rounds on an AMD Zen 4, one thread: 5x768x768 1.14-1.15x faster, 5x2304x768
 // 1.03-1.10x, 11x768x768 1.15-1.19x, 8x256x2304 1.03-1.06x; two threads 1.03-1.30x. Not for one or two rows: their

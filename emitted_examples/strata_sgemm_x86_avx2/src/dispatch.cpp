@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   b20fb8825170f1cee3a4ad4c19ce6d1e01134cc03602115c1750fd005bde9466  template cpu/dispatch.cpp.tpl
+//   8883c2e2bf5285b5b9c5022b12828447c3cc2a27dcf0b10243c57b0b1e15cea0  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -285,7 +285,7 @@ constexpr int64_t kStreamBytes = int64_t{64} << 10;
 
 // Whether a direct call is a single row of tiles of three rows or more over a B that lives in l3 (at
 // most a quarter of it, the share a call can count on keeping there) with rows that do not share a set of
-// l1: then its k slices are K1 deep (see direct_depth) and every tile asks for B's rows kBRowsAhead steps
+// l1: then its k slices are K1 deep (see direct_depth) and every tile asks for B's rows a few steps
 // ahead (TileArgs::fetch_b_ahead), since every tile is the only one in its strip to read them. Against shallow
 // slices, medians of interleaved rounds on an AMD Zen 4, one thread: 5x768x768 1.14-1.15x faster, 5x2304x768
 // 1.03-1.10x, 11x768x768 1.15-1.19x, 8x256x2304 1.03-1.06x; two threads 1.03-1.30x. Not for one or two rows: their

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   a45be7d8ab08338c1c226bfea7de360c42ba3616c32c45875be6ba3955ce7ea8  template cpu/ukernel.cpp.tpl
+//   a97794e222165bd8c8cb8cee5c5c557f432bf1884c1aa91eb8f53310d1894dc1  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -186,23 +186,37 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
 // A streamed B's rows lie ldb apart, a page or more each when B is wide, so no hardware prefetcher follows a strip
 // of them down k, and the first tile of each strip, which brings the strip's k slice in from the outer cache, waits
 // on every row (the later tiles of the strip find it in the inner ones). That tile (TileArgs::fetch_b_ahead) asks
-// for the row kBRowsAhead steps below each one it reads, all of the tile's lines of it, the one past a vector too
+// for the row b_rows_ahead() steps below each one it reads, all of the tile's lines of it, the one past a vector too
 // where the row starts mid-line (without it, 64x1000x4096, rows 4000 bytes apart, ran at 0.89x of packing B; with
-// it, 1.11x). Medians of interleaved rounds on an AMD Zen 4, one thread, against packing B: 62x768x3072 1.05x faster
-// 8 rows ahead, 0.91x 16 ahead, 0.80x without asking; 16x768x3072 1.24x, 1.30x, 1.05x. A direct tile of a single row
-// of tiles over deep k slices asks the same (see direct_b_ahead in the dispatcher); a packed one never needs to.
-constexpr int kBRowsAhead = 8;
+// it, 1.11x). It asks 32 rows ahead into L2 (locality 2: prefetcht1 on x86). Into L1, at most 8 rows ahead did
+// well: the requests wait in the core's few L1 miss buffers, and where ldb is a multiple of a way of L1 (3072
+// floats: 12 KiB) every row of the strip falls in the same sets, whose 8 ways the rows asked ahead then fill,
+// evicting the rows in use. Medians of interleaved rounds on an AMD Zen 4, one thread, against 8 rows ahead into L1:
+// 16x3072x768 1.15-1.19x faster, 62x3072x768 1.04-1.06x, 100x3072x768 1.06x, 43x3072x768 1.05x, others 1.00-1.02x
+// (16 rows ahead into L2: 1.02-1.10x on the 3072-wide calls; 64 about as 32). Against packing B, with 8 rows into
+// L1: 62x768x3072 1.05x faster, 16x768x3072 1.24x. A direct tile of a single row of tiles over deep k slices (see
+// direct_b_ahead in the dispatcher) asks 8 rows ahead into L1: into L2, 5x768x768 and 5x2304x768 lost 4-6%. A
+// packed tile never needs to ask.
+template <Operands kOps>
+constexpr int b_rows_ahead() {
+  return kOps == Operands::kStreamedB ? 32 : 8;
+}
+template <Operands kOps>
+constexpr int b_fetch_locality() {  // __builtin_prefetch's: 3 into L1, 2 into L2
+  return kOps == Operands::kStreamedB ? 2 : 3;
+}
 
 // `fetch` is the tile's TileArgs::fetch_b_ahead, read once before its k loop, which then tests a register: read from
 // TileArgs, GCC 12 loaded it from memory again on every k step of a direct tile.
 template <Operands kOps, int kVecs, int kSteps>
 inline void fetch_b_ahead(bool fetch, const float* b, int64_t ldb) {
+  constexpr int kLocality = b_fetch_locality<kOps>();
   if constexpr (kOps != Operands::kPacked)
     if (fetch)
       for (int s = 0; s < kSteps; ++s) {
-        const float* row = b + (kBRowsAhead + s) * ldb;
-        for (int j = 0; j < kVecs * kLanes; j += kLineFloats) __builtin_prefetch(row + j);
-        __builtin_prefetch(row + kVecs * kLanes - 1);  // the last line, when the row starts mid-line
+        const float* row = b + (b_rows_ahead<kOps>() + s) * ldb;
+        for (int j = 0; j < kVecs * kLanes; j += kLineFloats) __builtin_prefetch(row + j, 0, kLocality);
+        __builtin_prefetch(row + kVecs * kLanes - 1, 0, kLocality);  // the last line, when the row starts mid-line
       }
 }
 
