@@ -50,8 +50,9 @@ void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
       tile_memory = &m;
   d->SetValue("TILE_CACHE", tile_memory->name);
   d->SetValue("TILE_CACHE_BYTES", std::to_string(tile_memory->capacity_bytes / 2));
-  // Its ways, and the bytes a way spans, where the descriptor gives its associativity (see use_direct and
-  // direct_depth in the dispatcher).
+  // The bytes one of its ways spans, where the descriptor gives its associativity (see rows_share_a_set in the
+  // dispatcher). The templates no longer read the way count itself; it is still set for tools/ab.sh, which renders
+  // older revisions' templates with this generator.
   const int ways = tile_memory->associativity;
   d->SetIntValue("TILE_CACHE_WAYS", ways);
   d->SetValue("TILE_CACHE_WAY_BYTES", std::to_string(ways > 0 ? tile_memory->capacity_bytes / ways : 0));

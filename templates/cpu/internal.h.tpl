@@ -40,6 +40,9 @@ struct TileArgs {
   const float* next_b = nullptr;
   int64_t next_ldb = 0;
   int32_t next_rows = 0, next_cols = 0;
+  // Rows only: B's rows lie a multiple of a way of L1 apart, so that all of them share a set, and B comes from the
+  // outer cache (see row_streams in the kernels).
+  bool b_rows_collide = false;
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
   // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k
   // slices (the dispatcher's direct_b_ahead).
@@ -66,6 +69,7 @@ using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t de
 {{#UKERNEL}}void {{NAME}}_packed(const TileArgs& args);
 void {{NAME}}_streamed(const TileArgs& args);
 void {{NAME}}_direct(const TileArgs& args);
+void {{NAME}}_rows(const TileArgs& args);
 void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 {{/UKERNEL}}

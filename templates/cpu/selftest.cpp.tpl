@@ -623,8 +623,10 @@ void CheckShapes(Tally& tally) {
   // a_from_beyond in dispatch.cpp), one or two vectors wide (the one-vector tiles in two halves, see tile_body).
   // 20x33x1500 and 20x17x1500 end one column past a vector in a strip deeper than the kernels' kDotDepth: that
   // column runs along k (see dot_columns in the kernels) in chunks, the last one short.
-  // 2x1024x300 and 1x4096x100, with B's rows packed tight, lie a multiple of a 4 KiB (16 KiB) cache way apart: their
-  // direct k slices are as deep as that cache has ways (see direct_depth), the last one short.
+  // 1x1001x263 and 2x777x199 are one and two rows over a B larger than the direct path's cache: they read B in row
+  // streams (see row_streams_pay in dispatch.cpp), in passes of 8 rows of B and then 4, 2 and 1, C's last vector
+  // short. 2x1024x303 and 1x4096x100, with B's rows packed tight, lie a multiple of a 4 KiB (16 KiB) cache way apart:
+  // their passes read 4 rows of B at once.
   // 13x700x300 and 20x700x300 are up to two rows of tiles over a B larger than the direct path's cache: several-vector
   // kernels run them in place (see use_direct in dispatch.cpp), in k slices.
   // 41x1000x600 is a few rows of tiles over a B of megabytes: packed calls read B in place (see stream_b in
@@ -633,8 +635,9 @@ void CheckShapes(Tally& tally) {
   for (const Shape& s : {Shape{64, 64, 64}, Shape{100, 100, 100}, Shape{257, 257, 257}, Shape{300, 200, 500},
                          Shape{530, 610, 290}, Shape{3, 1100, 700}, Shape{3, 1100, 2000}, Shape{20, 7, 60000},
                          Shape{8209, 100, 16}, Shape{kStreamTallRows, 41, 160}, Shape{kStreamTallRows, 16, 160},
-                         Shape{20, 33, 1500}, Shape{20, 17, 1500}, Shape{2, 1024, 300}, Shape{1, 4096, 100},
-                         Shape{13, 700, 300}, Shape{20, 700, 300}, Shape{41, 1000, 600}}) {
+                         Shape{20, 33, 1500}, Shape{20, 17, 1500}, Shape{2, 1024, 303}, Shape{1, 4096, 100},
+                         Shape{1, 1001, 263}, Shape{2, 777, 199}, Shape{13, 700, 300}, Shape{20, 700, 300},
+                         Shape{41, 1000, 600}}) {
     // Under --quick the large ones go through the dispatcher and the workspace variant only: forcing every kernel
     // on them is most of the full run's time.
     shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);

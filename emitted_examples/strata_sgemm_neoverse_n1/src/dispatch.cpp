@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   8883c2e2bf5285b5b9c5022b12828447c3cc2a27dcf0b10243c57b0b1e15cea0  template cpu/dispatch.cpp.tpl
+//   a90d7ad9dfff024369326f1c96c28637aa16c35cec6b25885a4e65722e851394  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -49,6 +49,7 @@ struct Kernel {
   TileFn packed;
   TileFn streamed;
   TileFn direct;
+  TileFn rows;
   PackFn pack_a;
   PackFn pack_b;
   int32_t mr, nr, ku;      // level 0: register tile and k unroll
@@ -59,13 +60,13 @@ struct Kernel {
 };
 
 constexpr Kernel kKernels[] = {
-    {"k0_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 66, 64, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k1_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 8, 128, 33, 32, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k2_ukernel_neon_13x8_k8", &ukernel_neon_13x8_k8_packed, &ukernel_neon_13x8_k8_streamed, &ukernel_neon_13x8_k8_direct, &ukernel_neon_13x8_k8_pack_a, &ukernel_neon_13x8_k8_pack_b, 13, 8, 8, 52, 64, 128, 208, 64, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k3_ukernel_neon_12x8_k8", &ukernel_neon_12x8_k8_packed, &ukernel_neon_12x8_k8_streamed, &ukernel_neon_12x8_k8_direct, &ukernel_neon_12x8_k8_pack_a, &ukernel_neon_12x8_k8_pack_b, 12, 8, 8, 144, 128, 128, 144, 512, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k4_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_streamed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 8, 12, 128, 32, 12, 256, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k5_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 33, 128, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k6_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_streamed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 128, 144, 128, 512, 144, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k0_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_rows, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 66, 64, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k1_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_rows, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 8, 128, 33, 32, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k2_ukernel_neon_13x8_k8", &ukernel_neon_13x8_k8_packed, &ukernel_neon_13x8_k8_streamed, &ukernel_neon_13x8_k8_direct, &ukernel_neon_13x8_k8_rows, &ukernel_neon_13x8_k8_pack_a, &ukernel_neon_13x8_k8_pack_b, 13, 8, 8, 52, 64, 128, 208, 64, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k3_ukernel_neon_12x8_k8", &ukernel_neon_12x8_k8_packed, &ukernel_neon_12x8_k8_streamed, &ukernel_neon_12x8_k8_direct, &ukernel_neon_12x8_k8_rows, &ukernel_neon_12x8_k8_pack_a, &ukernel_neon_12x8_k8_pack_b, 12, 8, 8, 144, 128, 128, 144, 512, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k4_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_streamed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_rows, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 8, 12, 128, 32, 12, 256, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k5_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_rows, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 33, 128, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k6_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_streamed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_rows, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 128, 144, 128, 512, 144, 128, 0.0, { 0.0, 0.0, 0.0 }},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -132,12 +133,12 @@ strata_model::Tiling tiling_of(int32_t id) {
   return t;
 }
 
-// l1's ways, and the bytes one way spans (its sets times its line); 0 where the descriptor does not say.
-// Lines a multiple of kWayBytes apart share a set, which holds kWays of them.
-constexpr int64_t kTileCacheWays = 4;
+// The bytes one of l1's ways spans (its sets times its line); 0 where the descriptor does not give its
+// associativity. Lines a multiple of it apart share a set.
 constexpr int64_t kTileCacheWayBytes = 16384;
 
-// Whether rows of a matrix `ld` floats apart all fall in one set of l1 (see use_direct, direct_depth).
+// Whether rows of a matrix `ld` floats apart all fall in one set of l1 (see use_direct, direct_b_ahead,
+// row_streams_of).
 bool rows_share_a_set(int64_t ld) {
   return kTileCacheWayBytes > 0 && ld * static_cast<int64_t>(sizeof(float)) % kTileCacheWayBytes == 0;
 }
@@ -295,32 +296,37 @@ bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ld
          !rows_share_a_set(ldb);
 }
 
+// Whether a direct call of one or two rows of C reads B a few whole rows at a time (see the kernels' row_streams)
+// instead of in column strips of tiles: where B is wider than a strip and larger than l2, so that it
+// comes from beyond it either way, and the call runs at the speed it arrives. Against strips, medians of
+// interleaved rounds on an AMD Zen 4, one thread: 1x256x2304 1.26-1.39x faster, 1x768x768 1.17-1.24x, 1x768x3072
+// 1.15-1.31x, 1x3072x768 1.17-1.40x, 1x4096x4096 1.13-1.15x, 1x4096x25088 1.12x, 2x768x768 1.14-1.17x, 2x3072x768
+// 1.20-1.29x, 1x1024x1024 1.38-1.60x; two threads 1.0-1.7x.
+bool row_streams_pay(const Kernel& k, int64_t M, int64_t N, int64_t K) {
+  return M <= 2 && N > k.nr && K * N * static_cast<int64_t>(sizeof(float)) > kDirectBytes;
+}
+
 // The depth of the direct path's k slices. Every tile of a thread's range runs a slice before the next slice starts,
 // so a slice of B is read from cache by every row of tiles after the first, and C is read and written once per slice.
 //  - All of B fits in l2: one slice; C is written once.
 //  - A single column of tiles (N <= NR): B is reused by every tile, A is read once. Slices as deep as keep B's
 //    slice in l2, so that each tile reads its rows of A as long streams (169343x16x1433: 1.65x faster
 //    than slices of K1 on the Xeon the examples were profiled on).
-//  - A single row of tiles (M <= MR): B is read once and is too big to stay cached, so it is streamed: shallow
-//    slices, so that a tile reads few rows of B at once and the sweep across N reads each row sequentially
-//    (1x4096x4096 and 5x2304x768: 2x faster than slices of K1, 8x4096x4096: 2.9x). C, M rows of N, is then read
-//    and written once per slice, from cache. Where B's rows lie a multiple of a way of l1 apart (ldb of
-//    768, 1024, 3072, 4096 floats on a 4 KiB way), a slice's rows all share one set, and a slice deeper than the set
-//    has ways evicts its own lines while a one- or two-row tile walks it: such tiles take slices of kTileCacheWays
-//    rows. Medians of interleaved rounds on an AMD Zen 4 (8 ways), over several runs: one thread, 1x3072x768
-//    1.08-1.83x faster, 2x3072x768 0.97-1.59x, 1x4096x4096 1.42x, 2x4096x4096 1.34-1.37x, 1x4096x25088 1.31-1.38x,
-//    1x1024x1024 1.09-1.34x; two threads, 1.15-2.0x. Taller tiles, which use each line of B for more FMAs, lost
-//    (5x3072x768 0.88x, 8x4096x4096 0.94x, 3x3072x768 0.72x). But for those tiles (three rows or more) the
-//    shallow slices cost more than they save where B's rows do not share a set and B stays well inside
-//    l3: each slice is a call per strip and a pass over C. There they take slices of K1, each tile
-//    fetching B's rows ahead (see direct_b_ahead).
+//  - A single row of tiles (M <= MR) of three rows or more (one or two rows read such a B in row streams instead,
+//    see row_streams_pay): B is read once and is too big to stay cached, so it is streamed: shallow slices, so that
+//    a tile reads few rows of B at once and the sweep across N reads each row sequentially (5x2304x768: 2x faster
+//    than slices of K1, 8x4096x4096: 2.9x). C, M rows of N, is then read and written once per slice, from cache.
+//    Slices as deep as L1's ways, where B's rows share a set of it, did well for one- and two-row tiles before row
+//    streams, but lost for taller ones, which use each line of B for more FMAs (5x3072x768 0.88x, 8x4096x4096
+//    0.94x, 3x3072x768 0.72x on an AMD Zen 4). Where B's rows do not share a set and B stays well inside
+//    l3, the shallow slices cost more than they save: each slice is a call per strip and a pass over C.
+//    There they take slices of K1, each tile fetching B's rows ahead (see direct_b_ahead).
 //    `ldb` is B's row stride; a plan, which has none, takes N.
 int64_t direct_depth(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
   const int64_t b_row_bytes = N * static_cast<int64_t>(sizeof(float));
   if (K * b_row_bytes <= kDirectBytes) return K;
   if (N <= k.nr) return std::max(k.k1, kDirectBytes / b_row_bytes);
   if (direct_b_ahead(k, M, N, K, ldb)) return k.k1;
-  if (M <= k.mr && M <= 2 && rows_share_a_set(ldb)) return kTileCacheWays;
   if (M <= k.mr) return std::max(kStreamDepth, kStreamBytes / b_row_bytes);
   return k.k1;
 }
@@ -426,6 +432,29 @@ DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
   const Kernel& k = kKernels[id];
   const DirectConstants& rates = kDirect.of[id];
   const strata_model::Machine& m = kMachine;
+  // An empty C (a call that returns at once) reads nothing: its plan then costs every kernel the same.
+  const bool empty = M == 0 || N == 0;
+  const double bytes = empty ? 0.0
+                             : static_cast<double>(M * K) * m.a_bytes + static_cast<double>(K * N) * m.b_bytes +
+                                   2.0 * static_cast<double>(M * N) * m.c_bytes;
+  // Row streams (see row_streams_pay): per k step and vector of C's columns, M FMAs and a load of B; per pass of
+  // 8 k steps, C's M vectors loaded and stored. One call, whose threads share C's vectors. From memory, a thread
+  // reads its share of B no faster than its core's share of the memory's bandwidth: priced only as a call's data
+  // (see direct_seconds), which counts a thread as fast as the outer cache's share, one thread looked as fast as two,
+  // and 1x4096x4096 ran alone, 1.35x slower.
+  if (row_streams_pay(k, M, N, K)) {
+    const int64_t vectors = ceil_div(N, kVectorFloats);
+    const double step_s = std::max(static_cast<double>(M * kVectorFloats) * rates.fma_s,
+                                   (1.0 + 2.0 * static_cast<double>(M) / 8.0) * rates.load_s);
+    double compute_s = static_cast<double>(K * vectors) * step_s;
+    const double b_bytes = static_cast<double>(K * N) * m.b_bytes;
+    if (b_bytes > static_cast<double>(kOuterBytes)) {
+      const double core_share_Bps =
+          m.problem.bandwidth_Bps / static_cast<double>(m.level[m.num_levels - 1].parallel_units);
+      compute_s = std::max(compute_s, b_bytes / core_share_Bps);
+    }
+    return DirectWork{compute_s, kStripCallLaunches * m.launch_s, vectors, bytes};
+  }
   const int64_t slice = direct_depth(k, M, N, K, N);
   // A tile's k step: its FMAs, its loads (see DirectConstants) or the FMA latency, whichever is longest; a tile of
   // few accumulators at least as deep as thin_sets() runs its k steps as that many chains side by side (see
@@ -458,11 +487,6 @@ DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
   const int64_t block_rows = direct_block_rows(k, M, N, std::min(slice, K));
   const int64_t slices = slice >= K ? 1 : ceil_div(K, slice), blocks = block_rows >= M ? 1 : ceil_div(M, block_rows);
   const double calls_s = static_cast<double>(slices * blocks * strips_n) * kStripCallLaunches * m.launch_s;
-  // An empty C (a call that returns at once) reads nothing: its plan then costs every kernel the same.
-  const bool empty = M == 0 || N == 0;
-  const double bytes = empty ? 0.0
-                             : static_cast<double>(M * K) * m.a_bytes + static_cast<double>(K * N) * m.b_bytes +
-                                   2.0 * static_cast<double>(M * N) * m.c_bytes;
   return DirectWork{compute_s, calls_s, (full_m + (edge_m > 0 ? 1 : 0)) * strips_n, bytes};
 }
 
@@ -934,9 +958,34 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
   }
 }
 
+// Columns [j, j + cols) of a row-streams call.
+void row_streams_of(const Gemm& g, const Kernel& k, int64_t j, int64_t cols) {
+  TileArgs args{g.K, g.A, g.lda, g.B + j, g.ldb, g.C + j, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(cols)};
+  args.b_rows_collide = rows_share_a_set(g.ldb) && g.K * g.N * static_cast<int64_t>(sizeof(float)) <= kOuterBytes;
+  k.rows(args);
+}
+
+// A row-streams call on several threads: each takes an even share of C's columns, in whole vectors.
+struct RowStreamsJob {
+  const Gemm* g;
+  const Kernel* k;
+  int64_t shares;
+};
+
+void row_streams_task(void* context, int64_t index) {
+  const RowStreamsJob& job = *static_cast<const RowStreamsJob*>(context);
+  const int64_t j = share_start(job.g->N, kVectorFloats, index, job.shares);
+  const int64_t end = share_start(job.g->N, kVectorFloats, index + 1, job.shares);
+  if (end > j) row_streams_of(*job.g, *job.k, j, end - j);
+}
+
 // All of C, on the calling thread: each column of tiles of a row block is one strip. No tile counts, and no
 // divisions to get them: on the small problems this path serves, a division is a visible share.
 void direct_all(const Gemm& g, const Kernel& k) {
+  if (row_streams_pay(k, g.M, g.N, g.K)) {
+    row_streams_of(g, k, 0, g.N);
+    return;
+  }
   const int64_t slice = direct_depth(k, g.M, g.N, g.K, g.ldb);
   const DirectFetches fetches(g, k);
   for (int64_t p = 0; p < g.K; p += slice) {
@@ -1221,6 +1270,11 @@ void run_direct(const Gemm& g, const Plan& plan) {
   const Kernel& k = kKernels[plan.kernel];
   if (plan.threads == 1) {
     direct_all(g, k);
+    return;
+  }
+  if (row_streams_pay(k, g.M, g.N, g.K)) {
+    RowStreamsJob job{&g, &k, std::min<int64_t>(plan.threads, (g.N + kVectorFloats - 1) / kVectorFloats)};
+    parallel_for(job.shares, row_streams_task, &job);
     return;
   }
   const int64_t tiles_m = (g.M + k.mr - 1) / k.mr, tiles = tiles_m * ((g.N + k.nr - 1) / k.nr);

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   32f5de323939eadd37389839069de75f0e46e4cf8e25538e5b49ed82da61ff2c  template cpu/internal.h.tpl
+//   51dceea0bda39e487bb2913fa2fc5f1a14dca1d360c2fc829e424923b9980724  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -47,6 +47,9 @@ struct TileArgs {
   const float* next_b = nullptr;
   int64_t next_ldb = 0;
   int32_t next_rows = 0, next_cols = 0;
+  // Rows only: B's rows lie a multiple of a way of L1 apart, so that all of them share a set, and B comes from the
+  // outer cache (see row_streams in the kernels).
+  bool b_rows_collide = false;
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
   // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k
   // slices (the dispatcher's direct_b_ahead).
@@ -73,21 +76,25 @@ using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t de
 void ukernel_neon_11x8_k8_packed(const TileArgs& args);
 void ukernel_neon_11x8_k8_streamed(const TileArgs& args);
 void ukernel_neon_11x8_k8_direct(const TileArgs& args);
+void ukernel_neon_11x8_k8_rows(const TileArgs& args);
 void ukernel_neon_11x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_11x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_12x8_k8_packed(const TileArgs& args);
 void ukernel_neon_12x8_k8_streamed(const TileArgs& args);
 void ukernel_neon_12x8_k8_direct(const TileArgs& args);
+void ukernel_neon_12x8_k8_rows(const TileArgs& args);
 void ukernel_neon_12x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_12x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_13x8_k8_packed(const TileArgs& args);
 void ukernel_neon_13x8_k8_streamed(const TileArgs& args);
 void ukernel_neon_13x8_k8_direct(const TileArgs& args);
+void ukernel_neon_13x8_k8_rows(const TileArgs& args);
 void ukernel_neon_13x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_13x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_8x12_k8_packed(const TileArgs& args);
 void ukernel_neon_8x12_k8_streamed(const TileArgs& args);
 void ukernel_neon_8x12_k8_direct(const TileArgs& args);
+void ukernel_neon_8x12_k8_rows(const TileArgs& args);
 void ukernel_neon_8x12_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_8x12_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   32f5de323939eadd37389839069de75f0e46e4cf8e25538e5b49ed82da61ff2c  template cpu/internal.h.tpl
+//   51dceea0bda39e487bb2913fa2fc5f1a14dca1d360c2fc829e424923b9980724  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -48,6 +48,9 @@ struct TileArgs {
   const float* next_b = nullptr;
   int64_t next_ldb = 0;
   int32_t next_rows = 0, next_cols = 0;
+  // Rows only: B's rows lie a multiple of a way of L1 apart, so that all of them share a set, and B comes from the
+  // outer cache (see row_streams in the kernels).
+  bool b_rows_collide = false;
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
   // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k
   // slices (the dispatcher's direct_b_ahead).
@@ -74,21 +77,25 @@ using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t de
 void ukernel_avx2_13x8_k2_packed(const TileArgs& args);
 void ukernel_avx2_13x8_k2_streamed(const TileArgs& args);
 void ukernel_avx2_13x8_k2_direct(const TileArgs& args);
+void ukernel_avx2_13x8_k2_rows(const TileArgs& args);
 void ukernel_avx2_13x8_k2_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_13x8_k2_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_4x24_k8_packed(const TileArgs& args);
 void ukernel_avx2_4x24_k8_streamed(const TileArgs& args);
 void ukernel_avx2_4x24_k8_direct(const TileArgs& args);
+void ukernel_avx2_4x24_k8_rows(const TileArgs& args);
 void ukernel_avx2_4x24_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_4x24_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_5x16_k8_packed(const TileArgs& args);
 void ukernel_avx2_5x16_k8_streamed(const TileArgs& args);
 void ukernel_avx2_5x16_k8_direct(const TileArgs& args);
+void ukernel_avx2_5x16_k8_rows(const TileArgs& args);
 void ukernel_avx2_5x16_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_5x16_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_6x16_k4_packed(const TileArgs& args);
 void ukernel_avx2_6x16_k4_streamed(const TileArgs& args);
 void ukernel_avx2_6x16_k4_direct(const TileArgs& args);
+void ukernel_avx2_6x16_k4_rows(const TileArgs& args);
 void ukernel_avx2_6x16_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_6x16_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 
