@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   e16a0eec9aaada245dac8a741df06969f0fc29cdf5a20be27846802b139ee07c  template cpu/ukernel.cpp.tpl
+//   d1e2d773bfb0344d89cef5873245a3ad6e2e81b6d4a9319e3e77cf1fc33c3f81  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -1870,30 +1870,33 @@ void along_m(const TileArgs& t) {
 
 template <int kRows, int kSteps>
 __attribute__((always_inline)) inline void row_pass(const TileArgs& t, int64_t p, bool first) {
+  // Copied out of t: a store to C may alias t's floats, and the compiler reloaded them after every store.
+  float* const c = t.c;
+  const int64_t ldc = t.ldc, ldb = t.ldb;
+  const float* const a = t.a + p;
+  const int64_t lda = t.lda;
+  const float alpha = t.alpha, beta = t.beta;
   Vec x[kRows][kSteps];  // alpha * A(r, p + s)
-  unrolled<kRows>([&](int r) {
-    unrolled<kSteps>([&](int s) { x[r][s] = vset1(t.alpha * t.a[r * t.lda + p + s]); });
-  });
-  const float* const b = t.b + p * t.ldb;
-  const float beta = t.beta;
+  unrolled<kRows>([&](int r) { unrolled<kSteps>([&](int s) { x[r][s] = vset1(alpha * a[r * lda + s]); }); });
+  const float* const b = t.b + p * ldb;
   // The kLanes columns from j, read and written through `load` and `store` (the last, short vector masked).
   const auto columns = [&](int64_t j, auto load, auto store) __attribute__((always_inline)) {
-    Vec c[kRows];
+    Vec acc[kRows];
     unrolled<kRows>([&](int r) {
-      float* const row = t.c + r * t.ldc + j;
-      c[r] = !first ? load(row) : beta == 0.0f ? vzero() : vmul(vset1(beta), load(row));
+      float* const row = c + r * ldc + j;
+      acc[r] = !first ? load(row) : beta == 0.0f ? vzero() : vmul(vset1(beta), load(row));
     });
     unrolled<kSteps>([&](int s) {
-      const Vec bv = load(b + s * t.ldb + j);
-      unrolled<kRows>([&](int r) { c[r] = vfma(x[r][s], bv, c[r]); });
+      const Vec bv = load(b + s * ldb + j);
+      unrolled<kRows>([&](int r) { acc[r] = vfma(x[r][s], bv, acc[r]); });
     });
-    unrolled<kRows>([&](int r) { store(t.c + r * t.ldc + j, c[r]); });
+    unrolled<kRows>([&](int r) { store(c + r * ldc + j, acc[r]); });
   };
-  const int64_t whole = t.cols - t.cols % kLanes;
+  const int64_t cols = t.cols, whole = cols - cols % kLanes;
   for (int64_t j = 0; j < whole; j += kLanes)
     columns(j, [](const float* q) { return vload(q); }, [](float* q, Vec v) { vst1q_f32(q, v); });
-  if (whole < t.cols) {
-    const Mask tail = lane_mask(static_cast<int>(t.cols - whole));
+  if (whole < cols) {
+    const Mask tail = lane_mask(static_cast<int>(cols - whole));
     columns(whole, [tail](const float* q) { return vload_masked(q, tail); },
             [tail](float* q, Vec v) { vstore_masked(q, tail, v); });
   }
