@@ -43,6 +43,7 @@ struct Kernel {
   TileFn streamed;
   TileFn direct;
   TileFn rows;
+  TileFn wide_rows;
   PackFn pack_a;
   PackFn pack_b;
   int32_t mr, nr, ku;      // level 0: register tile and k unroll
@@ -53,7 +54,7 @@ struct Kernel {
 };
 
 constexpr Kernel kKernels[] = {
-{{#KERNEL}}    {"{{NAME}}", &{{UKERNEL}}_packed, &{{UKERNEL}}_streamed, &{{UKERNEL}}_direct, &{{UKERNEL}}_rows, &{{UKERNEL}}_pack_a, &{{UKERNEL}}_pack_b, {{MR}}, {{NR}}, {{KU}}, {{M1}}, {{N1}}, {{K1}}, {{M2}}, {{N2}}, {{K2}}, {{L0_SECONDS}}, { {{L1_SECONDS}} }},
+{{#KERNEL}}    {"{{NAME}}", &{{UKERNEL}}_packed, &{{UKERNEL}}_streamed, &{{UKERNEL}}_direct, &{{UKERNEL}}_rows, &{{UKERNEL}}_wide_rows, &{{UKERNEL}}_pack_a, &{{UKERNEL}}_pack_b, {{MR}}, {{NR}}, {{KU}}, {{M1}}, {{N1}}, {{K1}}, {{M2}}, {{N2}}, {{K2}}, {{L0_SECONDS}}, { {{L1_SECONDS}} }},
 {{/KERNEL}}};
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -943,6 +944,21 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
   }
 }
 
+// Whether a direct call runs each row of C across its whole width at once (see the kernels' rows_whole): C at most
+// kWideVectors vectors wide, k at most kChains steps per vector (each of a row's accumulators is a chain of k FMAs,
+// and a row of few vectors over a deeper k waited on them: 13x13x13 0.84x), and at most kWideFmas vector FMAs in
+// all, where the strips' and tiles' calls around them were the larger part of the call. Medians of interleaved
+// rounds on an AMD Zen 4, one thread, against tiles: 13x33x1 1.35x faster, 1x64x7 1.44x, 17x64x3 1.19x, 17x31x1
+// 1.14x, 3x100x13 1.07x, 31x33x3 1.05x, 64x31x1 1.04x; with more FMAs the tiles' shared loads of B won (64x33x3,
+// 594 FMAs: 0.86x; 100x17x3 0.80x; 100x33x2 0.96x); 31x33x3, 279 FMAs, 0.84-0.99x. On the AVX2 descriptor's kernels:
+// 1x64x7 2.3x, 13x33x1 1.31x, 17x31x1 1.25x, 64x31x1 1.11x. Only on one thread (direct_all), and direct_work still
+// prices such a call as strips of tiles: every kernel runs it alike, and such calls are too small for a second thread.
+constexpr int64_t kWideFmas = 320;
+bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
+  const int64_t vectors = (N + kVectorFloats - 1) / kVectorFloats;
+  return vectors <= kWideVectors && K <= kChains * vectors && M * vectors * K <= kWideFmas;
+}
+
 // Columns [j, j + cols) of a row-streams call.
 void row_streams_of(const Gemm& g, const Kernel& k, int64_t j, int64_t cols) {
   TileArgs args{g.K, g.A, g.lda, g.B + j, g.ldb, g.C + j, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(cols)};
@@ -969,6 +985,10 @@ void row_streams_task(void* context, int64_t index) {
 void direct_all(const Gemm& g, const Kernel& k) {
   if (row_streams_pay(k, g.M, g.N, g.K)) {
     row_streams_of(g, k, 0, g.N);
+    return;
+  }
+  if (wide_rows_pay(g.M, g.N, g.K)) {
+    k.wide_rows(TileArgs{g.K, g.A, g.lda, g.B, g.ldb, g.C, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(g.N)});
     return;
   }
   const int64_t slice = direct_depth(k, g.M, g.N, g.K, g.ldb);

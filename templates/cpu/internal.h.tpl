@@ -60,6 +60,10 @@ constexpr int64_t kSplitBytes = int64_t{16} << 10;
 constexpr int kChains = {{FMA_CHAINS}};
 constexpr int thin_sets(int rows, int vectors) { return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors); }
 
+// The most vectors of C a direct call runs a row at a time across its whole width (see rows_whole in the kernels and
+// wide_rows_pay in the dispatcher).
+constexpr int kWideVectors = 8;
+
 using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into
 // NR-wide micro-panels, in the layouts the packed micro-kernel reads.
@@ -70,6 +74,7 @@ using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t de
 void {{NAME}}_streamed(const TileArgs& args);
 void {{NAME}}_direct(const TileArgs& args);
 void {{NAME}}_rows(const TileArgs& args);
+void {{NAME}}_wide_rows(const TileArgs& args);
 void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 {{/UKERNEL}}

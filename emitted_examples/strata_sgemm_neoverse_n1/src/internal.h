@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   51dceea0bda39e487bb2913fa2fc5f1a14dca1d360c2fc829e424923b9980724  template cpu/internal.h.tpl
+//   3a29f5a566ec2421ae1f6c97424a935a77356372e87bfdbdeebdeb4338c6c39b  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -67,6 +67,10 @@ constexpr int64_t kSplitBytes = int64_t{16} << 10;
 constexpr int kChains = 8;
 constexpr int thin_sets(int rows, int vectors) { return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors); }
 
+// The most vectors of C a direct call runs a row at a time across its whole width (see rows_whole in the kernels and
+// wide_rows_pay in the dispatcher).
+constexpr int kWideVectors = 8;
+
 using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into
 // NR-wide micro-panels, in the layouts the packed micro-kernel reads.
@@ -77,24 +81,28 @@ void ukernel_neon_11x8_k8_packed(const TileArgs& args);
 void ukernel_neon_11x8_k8_streamed(const TileArgs& args);
 void ukernel_neon_11x8_k8_direct(const TileArgs& args);
 void ukernel_neon_11x8_k8_rows(const TileArgs& args);
+void ukernel_neon_11x8_k8_wide_rows(const TileArgs& args);
 void ukernel_neon_11x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_11x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_12x8_k8_packed(const TileArgs& args);
 void ukernel_neon_12x8_k8_streamed(const TileArgs& args);
 void ukernel_neon_12x8_k8_direct(const TileArgs& args);
 void ukernel_neon_12x8_k8_rows(const TileArgs& args);
+void ukernel_neon_12x8_k8_wide_rows(const TileArgs& args);
 void ukernel_neon_12x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_12x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_13x8_k8_packed(const TileArgs& args);
 void ukernel_neon_13x8_k8_streamed(const TileArgs& args);
 void ukernel_neon_13x8_k8_direct(const TileArgs& args);
 void ukernel_neon_13x8_k8_rows(const TileArgs& args);
+void ukernel_neon_13x8_k8_wide_rows(const TileArgs& args);
 void ukernel_neon_13x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_13x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_8x12_k8_packed(const TileArgs& args);
 void ukernel_neon_8x12_k8_streamed(const TileArgs& args);
 void ukernel_neon_8x12_k8_direct(const TileArgs& args);
 void ukernel_neon_8x12_k8_rows(const TileArgs& args);
+void ukernel_neon_8x12_k8_wide_rows(const TileArgs& args);
 void ukernel_neon_8x12_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_8x12_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   a90d7ad9dfff024369326f1c96c28637aa16c35cec6b25885a4e65722e851394  template cpu/dispatch.cpp.tpl
+//   94ba65baa6e5e19bc51ca67eecf35737fd5ca271e36f69fb5f72059a90b7e38a  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -51,6 +51,7 @@ struct Kernel {
   TileFn streamed;
   TileFn direct;
   TileFn rows;
+  TileFn wide_rows;
   PackFn pack_a;
   PackFn pack_b;
   int32_t mr, nr, ku;      // level 0: register tile and k unroll
@@ -61,14 +62,14 @@ struct Kernel {
 };
 
 constexpr Kernel kKernels[] = {
-    {"k0_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 64, 48, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
-    {"k1_ukernel_avx2_6x16_k4", &ukernel_avx2_6x16_k4_packed, &ukernel_avx2_6x16_k4_streamed, &ukernel_avx2_6x16_k4_direct, &ukernel_avx2_6x16_k4_rows, &ukernel_avx2_6x16_k4_pack_a, &ukernel_avx2_6x16_k4_pack_b, 6, 16, 4, 18, 32, 128, 36, 64, 128, 1.00515625e-08, { 0.0, 0.0, 0.0 }},
-    {"k2_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 48, 256, 128, 48, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
-    {"k3_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 32, 96, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
-    {"k4_ukernel_avx2_13x8_k2", &ukernel_avx2_13x8_k2_packed, &ukernel_avx2_13x8_k2_streamed, &ukernel_avx2_13x8_k2_direct, &ukernel_avx2_13x8_k2_rows, &ukernel_avx2_13x8_k2_pack_a, &ukernel_avx2_13x8_k2_pack_b, 13, 8, 2, 13, 8, 64, 52, 8, 64, 6.29296875e-09, { 0.0, 0.0, 0.0 }},
-    {"k5_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_streamed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_rows, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 80, 64, 256, 80, 256, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
-    {"k6_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_streamed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_rows, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 10, 16, 256, 40, 16, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
-    {"k7_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 64, 96, 256, 256, 96, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
+    {"k0_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_rows, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 64, 48, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
+    {"k1_ukernel_avx2_6x16_k4", &ukernel_avx2_6x16_k4_packed, &ukernel_avx2_6x16_k4_streamed, &ukernel_avx2_6x16_k4_direct, &ukernel_avx2_6x16_k4_rows, &ukernel_avx2_6x16_k4_wide_rows, &ukernel_avx2_6x16_k4_pack_a, &ukernel_avx2_6x16_k4_pack_b, 6, 16, 4, 18, 32, 128, 36, 64, 128, 1.00515625e-08, { 0.0, 0.0, 0.0 }},
+    {"k2_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_rows, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 48, 256, 128, 48, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
+    {"k3_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_rows, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 32, 96, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
+    {"k4_ukernel_avx2_13x8_k2", &ukernel_avx2_13x8_k2_packed, &ukernel_avx2_13x8_k2_streamed, &ukernel_avx2_13x8_k2_direct, &ukernel_avx2_13x8_k2_rows, &ukernel_avx2_13x8_k2_wide_rows, &ukernel_avx2_13x8_k2_pack_a, &ukernel_avx2_13x8_k2_pack_b, 13, 8, 2, 13, 8, 64, 52, 8, 64, 6.29296875e-09, { 0.0, 0.0, 0.0 }},
+    {"k5_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_streamed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_rows, &ukernel_avx2_5x16_k8_wide_rows, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 80, 64, 256, 80, 256, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
+    {"k6_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_streamed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_rows, &ukernel_avx2_5x16_k8_wide_rows, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 10, 16, 256, 40, 16, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
+    {"k7_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_rows, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 64, 96, 256, 256, 96, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -960,6 +961,21 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
   }
 }
 
+// Whether a direct call runs each row of C across its whole width at once (see the kernels' rows_whole): C at most
+// kWideVectors vectors wide, k at most kChains steps per vector (each of a row's accumulators is a chain of k FMAs,
+// and a row of few vectors over a deeper k waited on them: 13x13x13 0.84x), and at most kWideFmas vector FMAs in
+// all, where the strips' and tiles' calls around them were the larger part of the call. Medians of interleaved
+// rounds on an AMD Zen 4, one thread, against tiles: 13x33x1 1.35x faster, 1x64x7 1.44x, 17x64x3 1.19x, 17x31x1
+// 1.14x, 3x100x13 1.07x, 31x33x3 1.05x, 64x31x1 1.04x; with more FMAs the tiles' shared loads of B won (64x33x3,
+// 594 FMAs: 0.86x; 100x17x3 0.80x; 100x33x2 0.96x); 31x33x3, 279 FMAs, 0.84-0.99x. On the AVX2 descriptor's kernels:
+// 1x64x7 2.3x, 13x33x1 1.31x, 17x31x1 1.25x, 64x31x1 1.11x. Only on one thread (direct_all), and direct_work still
+// prices such a call as strips of tiles: every kernel runs it alike, and such calls are too small for a second thread.
+constexpr int64_t kWideFmas = 320;
+bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
+  const int64_t vectors = (N + kVectorFloats - 1) / kVectorFloats;
+  return vectors <= kWideVectors && K <= kChains * vectors && M * vectors * K <= kWideFmas;
+}
+
 // Columns [j, j + cols) of a row-streams call.
 void row_streams_of(const Gemm& g, const Kernel& k, int64_t j, int64_t cols) {
   TileArgs args{g.K, g.A, g.lda, g.B + j, g.ldb, g.C + j, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(cols)};
@@ -986,6 +1002,10 @@ void row_streams_task(void* context, int64_t index) {
 void direct_all(const Gemm& g, const Kernel& k) {
   if (row_streams_pay(k, g.M, g.N, g.K)) {
     row_streams_of(g, k, 0, g.N);
+    return;
+  }
+  if (wide_rows_pay(g.M, g.N, g.K)) {
+    k.wide_rows(TileArgs{g.K, g.A, g.lda, g.B, g.ldb, g.C, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(g.N)});
     return;
   }
   const int64_t slice = direct_depth(k, g.M, g.N, g.K, g.ldb);

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   51dceea0bda39e487bb2913fa2fc5f1a14dca1d360c2fc829e424923b9980724  template cpu/internal.h.tpl
+//   3a29f5a566ec2421ae1f6c97424a935a77356372e87bfdbdeebdeb4338c6c39b  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -68,6 +68,10 @@ constexpr int64_t kSplitBytes = int64_t{16} << 10;
 constexpr int kChains = 10;
 constexpr int thin_sets(int rows, int vectors) { return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors); }
 
+// The most vectors of C a direct call runs a row at a time across its whole width (see rows_whole in the kernels and
+// wide_rows_pay in the dispatcher).
+constexpr int kWideVectors = 8;
+
 using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into
 // NR-wide micro-panels, in the layouts the packed micro-kernel reads.
@@ -78,24 +82,28 @@ void ukernel_avx2_13x8_k2_packed(const TileArgs& args);
 void ukernel_avx2_13x8_k2_streamed(const TileArgs& args);
 void ukernel_avx2_13x8_k2_direct(const TileArgs& args);
 void ukernel_avx2_13x8_k2_rows(const TileArgs& args);
+void ukernel_avx2_13x8_k2_wide_rows(const TileArgs& args);
 void ukernel_avx2_13x8_k2_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_13x8_k2_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_4x24_k8_packed(const TileArgs& args);
 void ukernel_avx2_4x24_k8_streamed(const TileArgs& args);
 void ukernel_avx2_4x24_k8_direct(const TileArgs& args);
 void ukernel_avx2_4x24_k8_rows(const TileArgs& args);
+void ukernel_avx2_4x24_k8_wide_rows(const TileArgs& args);
 void ukernel_avx2_4x24_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_4x24_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_5x16_k8_packed(const TileArgs& args);
 void ukernel_avx2_5x16_k8_streamed(const TileArgs& args);
 void ukernel_avx2_5x16_k8_direct(const TileArgs& args);
 void ukernel_avx2_5x16_k8_rows(const TileArgs& args);
+void ukernel_avx2_5x16_k8_wide_rows(const TileArgs& args);
 void ukernel_avx2_5x16_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_5x16_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_6x16_k4_packed(const TileArgs& args);
 void ukernel_avx2_6x16_k4_streamed(const TileArgs& args);
 void ukernel_avx2_6x16_k4_direct(const TileArgs& args);
 void ukernel_avx2_6x16_k4_rows(const TileArgs& args);
+void ukernel_avx2_6x16_k4_wide_rows(const TileArgs& args);
 void ukernel_avx2_6x16_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_6x16_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   51dceea0bda39e487bb2913fa2fc5f1a14dca1d360c2fc829e424923b9980724  template cpu/internal.h.tpl
+//   3a29f5a566ec2421ae1f6c97424a935a77356372e87bfdbdeebdeb4338c6c39b  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -68,6 +68,10 @@ constexpr int64_t kSplitBytes = int64_t{16} << 10;
 constexpr int kChains = 4;
 constexpr int thin_sets(int rows, int vectors) { return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors); }
 
+// The most vectors of C a direct call runs a row at a time across its whole width (see rows_whole in the kernels and
+// wide_rows_pay in the dispatcher).
+constexpr int kWideVectors = 8;
+
 using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into
 // NR-wide micro-panels, in the layouts the packed micro-kernel reads.
@@ -78,18 +82,21 @@ void ukernel_avx512_11x16_k4_packed(const TileArgs& args);
 void ukernel_avx512_11x16_k4_streamed(const TileArgs& args);
 void ukernel_avx512_11x16_k4_direct(const TileArgs& args);
 void ukernel_avx512_11x16_k4_rows(const TileArgs& args);
+void ukernel_avx512_11x16_k4_wide_rows(const TileArgs& args);
 void ukernel_avx512_11x16_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_11x16_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_11x32_k4_packed(const TileArgs& args);
 void ukernel_avx512_11x32_k4_streamed(const TileArgs& args);
 void ukernel_avx512_11x32_k4_direct(const TileArgs& args);
 void ukernel_avx512_11x32_k4_rows(const TileArgs& args);
+void ukernel_avx512_11x32_k4_wide_rows(const TileArgs& args);
 void ukernel_avx512_11x32_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_11x32_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_9x48_k8_packed(const TileArgs& args);
 void ukernel_avx512_9x48_k8_streamed(const TileArgs& args);
 void ukernel_avx512_9x48_k8_direct(const TileArgs& args);
 void ukernel_avx512_9x48_k8_rows(const TileArgs& args);
+void ukernel_avx512_9x48_k8_wide_rows(const TileArgs& args);
 void ukernel_avx512_9x48_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_9x48_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 

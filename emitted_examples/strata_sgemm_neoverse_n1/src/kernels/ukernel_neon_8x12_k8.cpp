@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   d1e2d773bfb0344d89cef5873245a3ad6e2e81b6d4a9319e3e77cf1fc33c3f81  template cpu/ukernel.cpp.tpl
+//   08431778300cd1a71354d0cfc2d099fa7848e0e96e685a32a48cb7472b8fcf8a  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 8 x 12 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -1615,6 +1615,43 @@ void row_streams(const TileArgs& t) {
   if (p < t.k) row_pass<kRows, 1>(t, p, p == 0);
 }
 
+// Every row of C across its whole width, kVecs vectors, over all of a shallow k, one row after another (see
+// wide_rows_pay in the dispatcher): each row's accumulators take one broadcast of A and kVecs FMAs per k step, and
+// the row is stored whole. A call of a few dozen FMAs spent more on the strips and tiles around them than on the FMAs
+// (13x33x1: two strips of two tiles each); here consecutive rows are independent chains, which the core overlaps.
+// Rows do not share their loads of B, so beyond a few hundred FMAs the tiles win again (see wide_rows_pay); two or
+// four rows at a time, sharing them, GCC 12 kept the accumulators of all but the first row in memory, stored on
+// every k step.
+template <int kVecs>
+void rows_whole(const TileArgs& t) {
+  const Mask full = lane_mask(kLanes), last = lane_mask(t.cols - (kVecs - 1) * kLanes);
+  // Copied out of t: a store to C may alias t's floats, and the compiler reloaded them after every store.
+  const float* const b = t.b;
+  float* c = t.c;
+  const float* a = t.a;
+  const int64_t lda = t.lda, ldb = t.ldb, ldc = t.ldc, depth = t.k, rows = t.rows;
+  const float alpha = t.alpha, beta = t.beta;
+  for (int64_t i = 0; i < rows; ++i, a += lda, c += ldc) {
+    Vec acc[kVecs];
+    unrolled<kVecs>([&](int v) { acc[v] = vzero(); });
+    const float* row = b;
+    for (int64_t p = 0; p < depth; ++p, row += ldb) {
+      const Vec x = vbroadcast(a + p);
+      unrolled<kVecs>([&](int v) {
+        const Vec bv = v == kVecs - 1 ? vload_masked(row + v * kLanes, last) : vload(row + v * kLanes);
+        acc[v] = vfma(x, bv, acc[v]);
+      });
+    }
+    with_epilogue(alpha, beta, [&](auto mode) __attribute__((always_inline)) {
+      store_row<decltype(mode)::value, kVecs>(c, acc, vset1(alpha), vset1(beta), full, last);
+    });
+  }
+}
+
+// rows_whole<1> to rows_whole<kWideVectors>, by the number of vectors less one.
+constexpr auto kRowsWholeFns = table_by_columns([](auto n) { return &rows_whole<decltype(n)::value>; },
+                                                std::make_integer_sequence<int, kWideVectors>{});
+
 // A packed or streamed call: one register tile, its exact size.
 template <Operands kOps>
 void one_tile(const TileArgs& args) {
@@ -1633,6 +1670,11 @@ void ukernel_neon_8x12_k8_rows(const TileArgs& args) {
     row_streams<1>(args);
   else if (args.rows == 2)
     row_streams<2>(args);
+}
+
+void ukernel_neon_8x12_k8_wide_rows(const TileArgs& args) {
+  if (args.rows <= 0 || args.cols <= 0) return;
+  kRowsWholeFns[(args.cols + kLanes - 1) / kLanes - 1](args);
 }
 
 void ukernel_neon_8x12_k8_direct(const TileArgs& args) {

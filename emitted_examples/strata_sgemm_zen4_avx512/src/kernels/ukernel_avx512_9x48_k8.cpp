@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   d1e2d773bfb0344d89cef5873245a3ad6e2e81b6d4a9319e3e77cf1fc33c3f81  template cpu/ukernel.cpp.tpl
+//   08431778300cd1a71354d0cfc2d099fa7848e0e96e685a32a48cb7472b8fcf8a  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 9 x 48 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 142.70 GFLOP/s (1.55e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -1291,6 +1291,43 @@ void row_streams(const TileArgs& t) {
   if (p < t.k) row_pass<kRows, 1>(t, p, p == 0);
 }
 
+// Every row of C across its whole width, kVecs vectors, over all of a shallow k, one row after another (see
+// wide_rows_pay in the dispatcher): each row's accumulators take one broadcast of A and kVecs FMAs per k step, and
+// the row is stored whole. A call of a few dozen FMAs spent more on the strips and tiles around them than on the FMAs
+// (13x33x1: two strips of two tiles each); here consecutive rows are independent chains, which the core overlaps.
+// Rows do not share their loads of B, so beyond a few hundred FMAs the tiles win again (see wide_rows_pay); two or
+// four rows at a time, sharing them, GCC 12 kept the accumulators of all but the first row in memory, stored on
+// every k step.
+template <int kVecs>
+void rows_whole(const TileArgs& t) {
+  const Mask full = lane_mask(kLanes), last = lane_mask(t.cols - (kVecs - 1) * kLanes);
+  // Copied out of t: a store to C may alias t's floats, and the compiler reloaded them after every store.
+  const float* const b = t.b;
+  float* c = t.c;
+  const float* a = t.a;
+  const int64_t lda = t.lda, ldb = t.ldb, ldc = t.ldc, depth = t.k, rows = t.rows;
+  const float alpha = t.alpha, beta = t.beta;
+  for (int64_t i = 0; i < rows; ++i, a += lda, c += ldc) {
+    Vec acc[kVecs];
+    unrolled<kVecs>([&](int v) { acc[v] = vzero(); });
+    const float* row = b;
+    for (int64_t p = 0; p < depth; ++p, row += ldb) {
+      const Vec x = vbroadcast(a + p);
+      unrolled<kVecs>([&](int v) {
+        const Vec bv = v == kVecs - 1 ? vload_masked(row + v * kLanes, last) : vload(row + v * kLanes);
+        acc[v] = vfma(x, bv, acc[v]);
+      });
+    }
+    with_epilogue(alpha, beta, [&](auto mode) __attribute__((always_inline)) {
+      store_row<decltype(mode)::value, kVecs>(c, acc, vset1(alpha), vset1(beta), full, last);
+    });
+  }
+}
+
+// rows_whole<1> to rows_whole<kWideVectors>, by the number of vectors less one.
+constexpr auto kRowsWholeFns = table_by_columns([](auto n) { return &rows_whole<decltype(n)::value>; },
+                                                std::make_integer_sequence<int, kWideVectors>{});
+
 // A packed or streamed call: one register tile, its exact size.
 template <Operands kOps>
 void one_tile(const TileArgs& args) {
@@ -1309,6 +1346,11 @@ void ukernel_avx512_9x48_k8_rows(const TileArgs& args) {
     row_streams<1>(args);
   else if (args.rows == 2)
     row_streams<2>(args);
+}
+
+void ukernel_avx512_9x48_k8_wide_rows(const TileArgs& args) {
+  if (args.rows <= 0 || args.cols <= 0) return;
+  kRowsWholeFns[(args.cols + kLanes - 1) / kLanes - 1](args);
 }
 
 void ukernel_avx512_9x48_k8_direct(const TileArgs& args) {
