@@ -42,7 +42,7 @@ struct Kernel {
   TileFn packed;
   TileFn streamed;
   TileFn direct;
-  TileFn rows;
+  TileFn row_streams;
   TileFn wide_rows;
   PackFn pack_a;
   PackFn pack_b;
@@ -54,7 +54,7 @@ struct Kernel {
 };
 
 constexpr Kernel kKernels[] = {
-{{#KERNEL}}    {"{{NAME}}", &{{UKERNEL}}_packed, &{{UKERNEL}}_streamed, &{{UKERNEL}}_direct, &{{UKERNEL}}_rows, &{{UKERNEL}}_wide_rows, &{{UKERNEL}}_pack_a, &{{UKERNEL}}_pack_b, {{MR}}, {{NR}}, {{KU}}, {{M1}}, {{N1}}, {{K1}}, {{M2}}, {{N2}}, {{K2}}, {{L0_SECONDS}}, { {{L1_SECONDS}} }},
+{{#KERNEL}}    {"{{NAME}}", &{{UKERNEL}}_packed, &{{UKERNEL}}_streamed, &{{UKERNEL}}_direct, &{{UKERNEL}}_row_streams, &{{UKERNEL}}_wide_rows, &{{UKERNEL}}_pack_a, &{{UKERNEL}}_pack_b, {{MR}}, {{NR}}, {{KU}}, {{M1}}, {{N1}}, {{K1}}, {{M2}}, {{N2}}, {{K2}}, {{L0_SECONDS}}, { {{L1_SECONDS}} }},
 {{/KERNEL}}};
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -963,7 +963,7 @@ bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
 void row_streams_of(const Gemm& g, const Kernel& k, int64_t j, int64_t cols) {
   TileArgs args{g.K, g.A, g.lda, g.B + j, g.ldb, g.C + j, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(cols)};
   args.b_rows_collide = rows_share_a_set(g.ldb) && g.K * g.N * static_cast<int64_t>(sizeof(float)) <= kOuterBytes;
-  k.rows(args);
+  k.row_streams(args);
 }
 
 // A row-streams call on several threads: each takes an even share of C's columns, in whole vectors.
@@ -980,8 +980,9 @@ void row_streams_task(void* context, int64_t index) {
   if (end > j) row_streams_of(*job.g, *job.k, j, end - j);
 }
 
-// All of C, on the calling thread: each column of tiles of a row block is one strip. No tile counts, and no
-// divisions to get them: on the small problems this path serves, a division is a visible share.
+// All of C, on the calling thread: in row streams or whole rows where those pay (see row_streams_pay and
+// wide_rows_pay), else each column of tiles of a row block is one strip. No tile counts, and no divisions to get
+// them: on the small problems this path serves, a division is a visible share.
 void direct_all(const Gemm& g, const Kernel& k) {
   if (row_streams_pay(k, g.M, g.N, g.K)) {
     row_streams_of(g, k, 0, g.N);

@@ -7,13 +7,14 @@
 
 namespace {{PACKAGE}}_internal {
 
-// C[0:rows, 0:cols] = alpha * A * B + beta * C over depth k, with cols <= NR of the kernel: one register tile
-// (rows <= MR) for the packed variant, a column strip of register tiles (any rows) for the direct one. beta == 0
-// never reads C.
+// C[0:rows, 0:cols] = alpha * A * B + beta * C over depth k: one register tile (rows <= MR, cols <= NR of the
+// kernel) for the packed and streamed variants, a column strip of register tiles (any rows, cols <= NR) for the
+// direct one, all of C's columns for row streams and wide rows. beta == 0 never reads C.
 //   packed:  A is a packed micro-panel, element (r, p) at a[p * MR + r]; B a packed micro-panel, (p, j) at
 //            b[p * NR + j]; lda and ldb are ignored.
 //   direct:  A is read in place, (r, p) at a[r * lda + p]; B in place, (p, j) at b[p * ldb + j].
 //   streamed: one register tile, A a packed micro-panel (as packed), B in place (as direct); lda is ignored.
+//   row streams (at most two rows) and wide rows: A and B in place, as direct.
 struct TileArgs {
   int64_t k;
   const float* a;
@@ -40,7 +41,7 @@ struct TileArgs {
   const float* next_b = nullptr;
   int64_t next_ldb = 0;
   int32_t next_rows = 0, next_cols = 0;
-  // Rows only: B's rows lie a multiple of a way of L1 apart, so that all of them share a set, and B comes from the
+  // Row streams only: B's rows lie a multiple of a way of L1 apart, so that all of them share a set, and B comes from the
   // outer cache (see row_streams in the kernels).
   bool b_rows_collide = false;
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
@@ -73,7 +74,7 @@ using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t de
 {{#UKERNEL}}void {{NAME}}_packed(const TileArgs& args);
 void {{NAME}}_streamed(const TileArgs& args);
 void {{NAME}}_direct(const TileArgs& args);
-void {{NAME}}_rows(const TileArgs& args);
+void {{NAME}}_row_streams(const TileArgs& args);
 void {{NAME}}_wide_rows(const TileArgs& args);
 void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);

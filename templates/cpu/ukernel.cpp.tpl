@@ -779,7 +779,6 @@ void along_m(const TileArgs& t) {
 // set's ways and evicted each other (2x3072x768: 0.85x as fast as tiles with some alignments of B and C, 1.7x with
 // others; 4 rows, 1.29-1.33x). From memory, 8 rows did better all the same (1x4096x4096 and 2x4096x4096: 1.13-1.15x
 // as fast as tiles, 4 rows 0.93-0.95x).
-
 template <int kRows, int kSteps>
 __attribute__((always_inline)) inline void row_pass(const TileArgs& t, int64_t p, bool first) {
   // Copied out of t: a store to C may alias t's floats, and the compiler reloaded them after every store.
@@ -875,15 +874,17 @@ void {{NAME}}_packed(const TileArgs& args) { one_tile<Operands::kPacked>(args); 
 
 void {{NAME}}_streamed(const TileArgs& args) { one_tile<Operands::kStreamedB>(args); }
 
-void {{NAME}}_rows(const TileArgs& args) {
+// One or two rows (the dispatcher's row_streams_pay); any other count is not a row-streams call.
+void {{NAME}}_row_streams(const TileArgs& args) {
   if (args.rows == 1)
     row_streams<1>(args);
   else if (args.rows == 2)
     row_streams<2>(args);
 }
 
+// At most kWideVectors vectors of columns (the dispatcher's wide_rows_pay).
 void {{NAME}}_wide_rows(const TileArgs& args) {
-  if (args.rows <= 0 || args.cols <= 0) return;
+  if (args.rows <= 0 || args.cols <= 0 || args.cols > kWideVectors * kLanes) return;
   kRowsWholeFns[(args.cols + kLanes - 1) / kLanes - 1](args);
 }
 

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   94ba65baa6e5e19bc51ca67eecf35737fd5ca271e36f69fb5f72059a90b7e38a  template cpu/dispatch.cpp.tpl
+//   3272b9a55554f50e711ff738ac4bcd92ad28d54436e42f022671105b34c1f361  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -49,7 +49,7 @@ struct Kernel {
   TileFn packed;
   TileFn streamed;
   TileFn direct;
-  TileFn rows;
+  TileFn row_streams;
   TileFn wide_rows;
   PackFn pack_a;
   PackFn pack_b;
@@ -61,13 +61,13 @@ struct Kernel {
 };
 
 constexpr Kernel kKernels[] = {
-    {"k0_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_rows, &ukernel_neon_11x8_k8_wide_rows, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 66, 64, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k1_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_rows, &ukernel_neon_11x8_k8_wide_rows, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 8, 128, 33, 32, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k2_ukernel_neon_13x8_k8", &ukernel_neon_13x8_k8_packed, &ukernel_neon_13x8_k8_streamed, &ukernel_neon_13x8_k8_direct, &ukernel_neon_13x8_k8_rows, &ukernel_neon_13x8_k8_wide_rows, &ukernel_neon_13x8_k8_pack_a, &ukernel_neon_13x8_k8_pack_b, 13, 8, 8, 52, 64, 128, 208, 64, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k3_ukernel_neon_12x8_k8", &ukernel_neon_12x8_k8_packed, &ukernel_neon_12x8_k8_streamed, &ukernel_neon_12x8_k8_direct, &ukernel_neon_12x8_k8_rows, &ukernel_neon_12x8_k8_wide_rows, &ukernel_neon_12x8_k8_pack_a, &ukernel_neon_12x8_k8_pack_b, 12, 8, 8, 144, 128, 128, 144, 512, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k4_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_streamed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_rows, &ukernel_neon_8x12_k8_wide_rows, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 8, 12, 128, 32, 12, 256, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k5_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_rows, &ukernel_neon_11x8_k8_wide_rows, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 33, 128, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k6_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_streamed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_rows, &ukernel_neon_8x12_k8_wide_rows, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 128, 144, 128, 512, 144, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k0_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_row_streams, &ukernel_neon_11x8_k8_wide_rows, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 66, 64, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k1_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_row_streams, &ukernel_neon_11x8_k8_wide_rows, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 8, 128, 33, 32, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k2_ukernel_neon_13x8_k8", &ukernel_neon_13x8_k8_packed, &ukernel_neon_13x8_k8_streamed, &ukernel_neon_13x8_k8_direct, &ukernel_neon_13x8_k8_row_streams, &ukernel_neon_13x8_k8_wide_rows, &ukernel_neon_13x8_k8_pack_a, &ukernel_neon_13x8_k8_pack_b, 13, 8, 8, 52, 64, 128, 208, 64, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k3_ukernel_neon_12x8_k8", &ukernel_neon_12x8_k8_packed, &ukernel_neon_12x8_k8_streamed, &ukernel_neon_12x8_k8_direct, &ukernel_neon_12x8_k8_row_streams, &ukernel_neon_12x8_k8_wide_rows, &ukernel_neon_12x8_k8_pack_a, &ukernel_neon_12x8_k8_pack_b, 12, 8, 8, 144, 128, 128, 144, 512, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k4_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_streamed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_row_streams, &ukernel_neon_8x12_k8_wide_rows, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 8, 12, 128, 32, 12, 256, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k5_ukernel_neon_11x8_k8", &ukernel_neon_11x8_k8_packed, &ukernel_neon_11x8_k8_streamed, &ukernel_neon_11x8_k8_direct, &ukernel_neon_11x8_k8_row_streams, &ukernel_neon_11x8_k8_wide_rows, &ukernel_neon_11x8_k8_pack_a, &ukernel_neon_11x8_k8_pack_b, 11, 8, 8, 33, 32, 128, 33, 128, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k6_ukernel_neon_8x12_k8", &ukernel_neon_8x12_k8_packed, &ukernel_neon_8x12_k8_streamed, &ukernel_neon_8x12_k8_direct, &ukernel_neon_8x12_k8_row_streams, &ukernel_neon_8x12_k8_wide_rows, &ukernel_neon_8x12_k8_pack_a, &ukernel_neon_8x12_k8_pack_b, 8, 12, 8, 128, 144, 128, 512, 144, 128, 0.0, { 0.0, 0.0, 0.0 }},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -978,7 +978,7 @@ bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
 void row_streams_of(const Gemm& g, const Kernel& k, int64_t j, int64_t cols) {
   TileArgs args{g.K, g.A, g.lda, g.B + j, g.ldb, g.C + j, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(cols)};
   args.b_rows_collide = rows_share_a_set(g.ldb) && g.K * g.N * static_cast<int64_t>(sizeof(float)) <= kOuterBytes;
-  k.rows(args);
+  k.row_streams(args);
 }
 
 // A row-streams call on several threads: each takes an even share of C's columns, in whole vectors.
@@ -995,8 +995,9 @@ void row_streams_task(void* context, int64_t index) {
   if (end > j) row_streams_of(*job.g, *job.k, j, end - j);
 }
 
-// All of C, on the calling thread: each column of tiles of a row block is one strip. No tile counts, and no
-// divisions to get them: on the small problems this path serves, a division is a visible share.
+// All of C, on the calling thread: in row streams or whole rows where those pay (see row_streams_pay and
+// wide_rows_pay), else each column of tiles of a row block is one strip. No tile counts, and no divisions to get
+// them: on the small problems this path serves, a division is a visible share.
 void direct_all(const Gemm& g, const Kernel& k) {
   if (row_streams_pay(k, g.M, g.N, g.K)) {
     row_streams_of(g, k, 0, g.N);

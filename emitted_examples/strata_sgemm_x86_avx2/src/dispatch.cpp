@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   94ba65baa6e5e19bc51ca67eecf35737fd5ca271e36f69fb5f72059a90b7e38a  template cpu/dispatch.cpp.tpl
+//   3272b9a55554f50e711ff738ac4bcd92ad28d54436e42f022671105b34c1f361  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -50,7 +50,7 @@ struct Kernel {
   TileFn packed;
   TileFn streamed;
   TileFn direct;
-  TileFn rows;
+  TileFn row_streams;
   TileFn wide_rows;
   PackFn pack_a;
   PackFn pack_b;
@@ -62,14 +62,14 @@ struct Kernel {
 };
 
 constexpr Kernel kKernels[] = {
-    {"k0_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_rows, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 64, 48, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
-    {"k1_ukernel_avx2_6x16_k4", &ukernel_avx2_6x16_k4_packed, &ukernel_avx2_6x16_k4_streamed, &ukernel_avx2_6x16_k4_direct, &ukernel_avx2_6x16_k4_rows, &ukernel_avx2_6x16_k4_wide_rows, &ukernel_avx2_6x16_k4_pack_a, &ukernel_avx2_6x16_k4_pack_b, 6, 16, 4, 18, 32, 128, 36, 64, 128, 1.00515625e-08, { 0.0, 0.0, 0.0 }},
-    {"k2_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_rows, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 48, 256, 128, 48, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
-    {"k3_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_rows, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 32, 96, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
-    {"k4_ukernel_avx2_13x8_k2", &ukernel_avx2_13x8_k2_packed, &ukernel_avx2_13x8_k2_streamed, &ukernel_avx2_13x8_k2_direct, &ukernel_avx2_13x8_k2_rows, &ukernel_avx2_13x8_k2_wide_rows, &ukernel_avx2_13x8_k2_pack_a, &ukernel_avx2_13x8_k2_pack_b, 13, 8, 2, 13, 8, 64, 52, 8, 64, 6.29296875e-09, { 0.0, 0.0, 0.0 }},
-    {"k5_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_streamed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_rows, &ukernel_avx2_5x16_k8_wide_rows, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 80, 64, 256, 80, 256, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
-    {"k6_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_streamed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_rows, &ukernel_avx2_5x16_k8_wide_rows, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 10, 16, 256, 40, 16, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
-    {"k7_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_rows, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 64, 96, 256, 256, 96, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
+    {"k0_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_row_streams, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 64, 48, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
+    {"k1_ukernel_avx2_6x16_k4", &ukernel_avx2_6x16_k4_packed, &ukernel_avx2_6x16_k4_streamed, &ukernel_avx2_6x16_k4_direct, &ukernel_avx2_6x16_k4_row_streams, &ukernel_avx2_6x16_k4_wide_rows, &ukernel_avx2_6x16_k4_pack_a, &ukernel_avx2_6x16_k4_pack_b, 6, 16, 4, 18, 32, 128, 36, 64, 128, 1.00515625e-08, { 0.0, 0.0, 0.0 }},
+    {"k2_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_row_streams, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 48, 256, 128, 48, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
+    {"k3_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_row_streams, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 32, 96, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
+    {"k4_ukernel_avx2_13x8_k2", &ukernel_avx2_13x8_k2_packed, &ukernel_avx2_13x8_k2_streamed, &ukernel_avx2_13x8_k2_direct, &ukernel_avx2_13x8_k2_row_streams, &ukernel_avx2_13x8_k2_wide_rows, &ukernel_avx2_13x8_k2_pack_a, &ukernel_avx2_13x8_k2_pack_b, 13, 8, 2, 13, 8, 64, 52, 8, 64, 6.29296875e-09, { 0.0, 0.0, 0.0 }},
+    {"k5_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_streamed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_row_streams, &ukernel_avx2_5x16_k8_wide_rows, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 80, 64, 256, 80, 256, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
+    {"k6_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_streamed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_row_streams, &ukernel_avx2_5x16_k8_wide_rows, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 10, 16, 256, 40, 16, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
+    {"k7_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_row_streams, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 64, 96, 256, 256, 96, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -980,7 +980,7 @@ bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
 void row_streams_of(const Gemm& g, const Kernel& k, int64_t j, int64_t cols) {
   TileArgs args{g.K, g.A, g.lda, g.B + j, g.ldb, g.C + j, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(cols)};
   args.b_rows_collide = rows_share_a_set(g.ldb) && g.K * g.N * static_cast<int64_t>(sizeof(float)) <= kOuterBytes;
-  k.rows(args);
+  k.row_streams(args);
 }
 
 // A row-streams call on several threads: each takes an even share of C's columns, in whole vectors.
@@ -997,8 +997,9 @@ void row_streams_task(void* context, int64_t index) {
   if (end > j) row_streams_of(*job.g, *job.k, j, end - j);
 }
 
-// All of C, on the calling thread: each column of tiles of a row block is one strip. No tile counts, and no
-// divisions to get them: on the small problems this path serves, a division is a visible share.
+// All of C, on the calling thread: in row streams or whole rows where those pay (see row_streams_pay and
+// wide_rows_pay), else each column of tiles of a row block is one strip. No tile counts, and no divisions to get
+// them: on the small problems this path serves, a division is a visible share.
 void direct_all(const Gemm& g, const Kernel& k) {
   if (row_streams_pay(k, g.M, g.N, g.K)) {
     row_streams_of(g, k, 0, g.N);

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   94ba65baa6e5e19bc51ca67eecf35737fd5ca271e36f69fb5f72059a90b7e38a  template cpu/dispatch.cpp.tpl
+//   3272b9a55554f50e711ff738ac4bcd92ad28d54436e42f022671105b34c1f361  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -50,7 +50,7 @@ struct Kernel {
   TileFn packed;
   TileFn streamed;
   TileFn direct;
-  TileFn rows;
+  TileFn row_streams;
   TileFn wide_rows;
   PackFn pack_a;
   PackFn pack_b;
@@ -62,13 +62,13 @@ struct Kernel {
 };
 
 constexpr Kernel kKernels[] = {
-    {"k0_ukernel_avx512_11x32_k4", &ukernel_avx512_11x32_k4_packed, &ukernel_avx512_11x32_k4_streamed, &ukernel_avx512_11x32_k4_direct, &ukernel_avx512_11x32_k4_rows, &ukernel_avx512_11x32_k4_wide_rows, &ukernel_avx512_11x32_k4_pack_a, &ukernel_avx512_11x32_k4_pack_b, 11, 32, 4, 66, 64, 128, 66, 128, 256, 1.965625e-08, { 0.0, 0.0, 0.0 }},
-    {"k1_ukernel_avx512_9x48_k8", &ukernel_avx512_9x48_k8_packed, &ukernel_avx512_9x48_k8_streamed, &ukernel_avx512_9x48_k8_direct, &ukernel_avx512_9x48_k8_rows, &ukernel_avx512_9x48_k8_wide_rows, &ukernel_avx512_9x48_k8_pack_a, &ukernel_avx512_9x48_k8_pack_b, 9, 48, 8, 108, 96, 384, 216, 96, 384, 4.84375e-08, { 0.0, 0.0, 0.0 }},
-    {"k2_ukernel_avx512_11x16_k4", &ukernel_avx512_11x16_k4_packed, &ukernel_avx512_11x16_k4_streamed, &ukernel_avx512_11x16_k4_direct, &ukernel_avx512_11x16_k4_rows, &ukernel_avx512_11x16_k4_wide_rows, &ukernel_avx512_11x16_k4_pack_a, &ukernel_avx512_11x16_k4_pack_b, 11, 16, 4, 11, 16, 64, 22, 16, 64, 1.10625e-08, { 0.0, 0.0, 0.0 }},
-    {"k3_ukernel_avx512_9x48_k8", &ukernel_avx512_9x48_k8_packed, &ukernel_avx512_9x48_k8_streamed, &ukernel_avx512_9x48_k8_direct, &ukernel_avx512_9x48_k8_rows, &ukernel_avx512_9x48_k8_wide_rows, &ukernel_avx512_9x48_k8_pack_a, &ukernel_avx512_9x48_k8_pack_b, 9, 48, 8, 108, 96, 256, 108, 192, 256, 4.84375e-08, { 0.0, 0.0, 0.0 }},
-    {"k4_ukernel_avx512_11x32_k4", &ukernel_avx512_11x32_k4_packed, &ukernel_avx512_11x32_k4_streamed, &ukernel_avx512_11x32_k4_direct, &ukernel_avx512_11x32_k4_rows, &ukernel_avx512_11x32_k4_wide_rows, &ukernel_avx512_11x32_k4_pack_a, &ukernel_avx512_11x32_k4_pack_b, 11, 32, 4, 33, 64, 64, 66, 64, 64, 1.965625e-08, { 0.0, 0.0, 0.0 }},
-    {"k5_ukernel_avx512_11x32_k4", &ukernel_avx512_11x32_k4_packed, &ukernel_avx512_11x32_k4_streamed, &ukernel_avx512_11x32_k4_direct, &ukernel_avx512_11x32_k4_rows, &ukernel_avx512_11x32_k4_wide_rows, &ukernel_avx512_11x32_k4_pack_a, &ukernel_avx512_11x32_k4_pack_b, 11, 32, 4, 132, 128, 192, 264, 128, 192, 1.965625e-08, { 0.0, 0.0, 0.0 }},
-    {"k6_ukernel_avx512_11x16_k4", &ukernel_avx512_11x16_k4_packed, &ukernel_avx512_11x16_k4_streamed, &ukernel_avx512_11x16_k4_direct, &ukernel_avx512_11x16_k4_rows, &ukernel_avx512_11x16_k4_wide_rows, &ukernel_avx512_11x16_k4_pack_a, &ukernel_avx512_11x16_k4_pack_b, 11, 16, 4, 11, 16, 128, 11, 32, 128, 1.10625e-08, { 0.0, 0.0, 0.0 }},
+    {"k0_ukernel_avx512_11x32_k4", &ukernel_avx512_11x32_k4_packed, &ukernel_avx512_11x32_k4_streamed, &ukernel_avx512_11x32_k4_direct, &ukernel_avx512_11x32_k4_row_streams, &ukernel_avx512_11x32_k4_wide_rows, &ukernel_avx512_11x32_k4_pack_a, &ukernel_avx512_11x32_k4_pack_b, 11, 32, 4, 66, 64, 128, 66, 128, 256, 1.965625e-08, { 0.0, 0.0, 0.0 }},
+    {"k1_ukernel_avx512_9x48_k8", &ukernel_avx512_9x48_k8_packed, &ukernel_avx512_9x48_k8_streamed, &ukernel_avx512_9x48_k8_direct, &ukernel_avx512_9x48_k8_row_streams, &ukernel_avx512_9x48_k8_wide_rows, &ukernel_avx512_9x48_k8_pack_a, &ukernel_avx512_9x48_k8_pack_b, 9, 48, 8, 108, 96, 384, 216, 96, 384, 4.84375e-08, { 0.0, 0.0, 0.0 }},
+    {"k2_ukernel_avx512_11x16_k4", &ukernel_avx512_11x16_k4_packed, &ukernel_avx512_11x16_k4_streamed, &ukernel_avx512_11x16_k4_direct, &ukernel_avx512_11x16_k4_row_streams, &ukernel_avx512_11x16_k4_wide_rows, &ukernel_avx512_11x16_k4_pack_a, &ukernel_avx512_11x16_k4_pack_b, 11, 16, 4, 11, 16, 64, 22, 16, 64, 1.10625e-08, { 0.0, 0.0, 0.0 }},
+    {"k3_ukernel_avx512_9x48_k8", &ukernel_avx512_9x48_k8_packed, &ukernel_avx512_9x48_k8_streamed, &ukernel_avx512_9x48_k8_direct, &ukernel_avx512_9x48_k8_row_streams, &ukernel_avx512_9x48_k8_wide_rows, &ukernel_avx512_9x48_k8_pack_a, &ukernel_avx512_9x48_k8_pack_b, 9, 48, 8, 108, 96, 256, 108, 192, 256, 4.84375e-08, { 0.0, 0.0, 0.0 }},
+    {"k4_ukernel_avx512_11x32_k4", &ukernel_avx512_11x32_k4_packed, &ukernel_avx512_11x32_k4_streamed, &ukernel_avx512_11x32_k4_direct, &ukernel_avx512_11x32_k4_row_streams, &ukernel_avx512_11x32_k4_wide_rows, &ukernel_avx512_11x32_k4_pack_a, &ukernel_avx512_11x32_k4_pack_b, 11, 32, 4, 33, 64, 64, 66, 64, 64, 1.965625e-08, { 0.0, 0.0, 0.0 }},
+    {"k5_ukernel_avx512_11x32_k4", &ukernel_avx512_11x32_k4_packed, &ukernel_avx512_11x32_k4_streamed, &ukernel_avx512_11x32_k4_direct, &ukernel_avx512_11x32_k4_row_streams, &ukernel_avx512_11x32_k4_wide_rows, &ukernel_avx512_11x32_k4_pack_a, &ukernel_avx512_11x32_k4_pack_b, 11, 32, 4, 132, 128, 192, 264, 128, 192, 1.965625e-08, { 0.0, 0.0, 0.0 }},
+    {"k6_ukernel_avx512_11x16_k4", &ukernel_avx512_11x16_k4_packed, &ukernel_avx512_11x16_k4_streamed, &ukernel_avx512_11x16_k4_direct, &ukernel_avx512_11x16_k4_row_streams, &ukernel_avx512_11x16_k4_wide_rows, &ukernel_avx512_11x16_k4_pack_a, &ukernel_avx512_11x16_k4_pack_b, 11, 16, 4, 11, 16, 128, 11, 32, 128, 1.10625e-08, { 0.0, 0.0, 0.0 }},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -979,7 +979,7 @@ bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
 void row_streams_of(const Gemm& g, const Kernel& k, int64_t j, int64_t cols) {
   TileArgs args{g.K, g.A, g.lda, g.B + j, g.ldb, g.C + j, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(cols)};
   args.b_rows_collide = rows_share_a_set(g.ldb) && g.K * g.N * static_cast<int64_t>(sizeof(float)) <= kOuterBytes;
-  k.rows(args);
+  k.row_streams(args);
 }
 
 // A row-streams call on several threads: each takes an even share of C's columns, in whole vectors.
@@ -996,8 +996,9 @@ void row_streams_task(void* context, int64_t index) {
   if (end > j) row_streams_of(*job.g, *job.k, j, end - j);
 }
 
-// All of C, on the calling thread: each column of tiles of a row block is one strip. No tile counts, and no
-// divisions to get them: on the small problems this path serves, a division is a visible share.
+// All of C, on the calling thread: in row streams or whole rows where those pay (see row_streams_pay and
+// wide_rows_pay), else each column of tiles of a row block is one strip. No tile counts, and no divisions to get
+// them: on the small problems this path serves, a division is a visible share.
 void direct_all(const Gemm& g, const Kernel& k) {
   if (row_streams_pay(k, g.M, g.N, g.K)) {
     row_streams_of(g, k, 0, g.N);

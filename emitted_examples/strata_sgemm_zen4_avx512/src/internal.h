@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   3a29f5a566ec2421ae1f6c97424a935a77356372e87bfdbdeebdeb4338c6c39b  template cpu/internal.h.tpl
+//   65a9adb5a28a3f68c4a59311e84d2390b3922a8384d30cbba7007dbb6823d6a3  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -15,13 +15,14 @@
 
 namespace strata_sgemm_zen4_avx512_internal {
 
-// C[0:rows, 0:cols] = alpha * A * B + beta * C over depth k, with cols <= NR of the kernel: one register tile
-// (rows <= MR) for the packed variant, a column strip of register tiles (any rows) for the direct one. beta == 0
-// never reads C.
+// C[0:rows, 0:cols] = alpha * A * B + beta * C over depth k: one register tile (rows <= MR, cols <= NR of the
+// kernel) for the packed and streamed variants, a column strip of register tiles (any rows, cols <= NR) for the
+// direct one, all of C's columns for row streams and wide rows. beta == 0 never reads C.
 //   packed:  A is a packed micro-panel, element (r, p) at a[p * MR + r]; B a packed micro-panel, (p, j) at
 //            b[p * NR + j]; lda and ldb are ignored.
 //   direct:  A is read in place, (r, p) at a[r * lda + p]; B in place, (p, j) at b[p * ldb + j].
 //   streamed: one register tile, A a packed micro-panel (as packed), B in place (as direct); lda is ignored.
+//   row streams (at most two rows) and wide rows: A and B in place, as direct.
 struct TileArgs {
   int64_t k;
   const float* a;
@@ -48,7 +49,7 @@ struct TileArgs {
   const float* next_b = nullptr;
   int64_t next_ldb = 0;
   int32_t next_rows = 0, next_cols = 0;
-  // Rows only: B's rows lie a multiple of a way of L1 apart, so that all of them share a set, and B comes from the
+  // Row streams only: B's rows lie a multiple of a way of L1 apart, so that all of them share a set, and B comes from the
   // outer cache (see row_streams in the kernels).
   bool b_rows_collide = false;
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
@@ -81,21 +82,21 @@ using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t de
 void ukernel_avx512_11x16_k4_packed(const TileArgs& args);
 void ukernel_avx512_11x16_k4_streamed(const TileArgs& args);
 void ukernel_avx512_11x16_k4_direct(const TileArgs& args);
-void ukernel_avx512_11x16_k4_rows(const TileArgs& args);
+void ukernel_avx512_11x16_k4_row_streams(const TileArgs& args);
 void ukernel_avx512_11x16_k4_wide_rows(const TileArgs& args);
 void ukernel_avx512_11x16_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_11x16_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_11x32_k4_packed(const TileArgs& args);
 void ukernel_avx512_11x32_k4_streamed(const TileArgs& args);
 void ukernel_avx512_11x32_k4_direct(const TileArgs& args);
-void ukernel_avx512_11x32_k4_rows(const TileArgs& args);
+void ukernel_avx512_11x32_k4_row_streams(const TileArgs& args);
 void ukernel_avx512_11x32_k4_wide_rows(const TileArgs& args);
 void ukernel_avx512_11x32_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_11x32_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_9x48_k8_packed(const TileArgs& args);
 void ukernel_avx512_9x48_k8_streamed(const TileArgs& args);
 void ukernel_avx512_9x48_k8_direct(const TileArgs& args);
-void ukernel_avx512_9x48_k8_rows(const TileArgs& args);
+void ukernel_avx512_9x48_k8_row_streams(const TileArgs& args);
 void ukernel_avx512_9x48_k8_wide_rows(const TileArgs& args);
 void ukernel_avx512_9x48_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_9x48_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);

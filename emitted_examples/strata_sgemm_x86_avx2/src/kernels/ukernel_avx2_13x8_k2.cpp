@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   08431778300cd1a71354d0cfc2d099fa7848e0e96e685a32a48cb7472b8fcf8a  template cpu/ukernel.cpp.tpl
+//   24b27cdac0fee89db0a1515be6e7a968e3490ffec41ab191dee0359d72210fcf  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 2 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 66.11 GFLOP/s (8.05e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -876,7 +876,6 @@ void along_m(const TileArgs& t) {
 // set's ways and evicted each other (2x3072x768: 0.85x as fast as tiles with some alignments of B and C, 1.7x with
 // others; 4 rows, 1.29-1.33x). From memory, 8 rows did better all the same (1x4096x4096 and 2x4096x4096: 1.13-1.15x
 // as fast as tiles, 4 rows 0.93-0.95x).
-
 template <int kRows, int kSteps>
 __attribute__((always_inline)) inline void row_pass(const TileArgs& t, int64_t p, bool first) {
   // Copied out of t: a store to C may alias t's floats, and the compiler reloaded them after every store.
@@ -972,15 +971,17 @@ void ukernel_avx2_13x8_k2_packed(const TileArgs& args) { one_tile<Operands::kPac
 
 void ukernel_avx2_13x8_k2_streamed(const TileArgs& args) { one_tile<Operands::kStreamedB>(args); }
 
-void ukernel_avx2_13x8_k2_rows(const TileArgs& args) {
+// One or two rows (the dispatcher's row_streams_pay); any other count is not a row-streams call.
+void ukernel_avx2_13x8_k2_row_streams(const TileArgs& args) {
   if (args.rows == 1)
     row_streams<1>(args);
   else if (args.rows == 2)
     row_streams<2>(args);
 }
 
+// At most kWideVectors vectors of columns (the dispatcher's wide_rows_pay).
 void ukernel_avx2_13x8_k2_wide_rows(const TileArgs& args) {
-  if (args.rows <= 0 || args.cols <= 0) return;
+  if (args.rows <= 0 || args.cols <= 0 || args.cols > kWideVectors * kLanes) return;
   kRowsWholeFns[(args.cols + kLanes - 1) / kLanes - 1](args);
 }
 
