@@ -14,7 +14,7 @@ namespace {{PACKAGE}}_internal {
 //            b[p * NR + j]; lda and ldb are ignored.
 //   direct:  A is read in place, (r, p) at a[r * lda + p]; B in place, (p, j) at b[p * ldb + j].
 //   streamed: one register tile, A a packed micro-panel (as packed), B in place (as direct); lda is ignored.
-//   row streams (at most two rows) and wide rows: A and B in place, as direct.
+//   row streams (at most kStreamRowsMax rows) and wide rows: A and B in place, as direct.
 struct TileArgs {
   int64_t k;
   const float* a;
@@ -60,6 +60,10 @@ constexpr int64_t kSplitBytes = int64_t{16} << 10;
 // chains it runs.
 constexpr int kChains = {{FMA_CHAINS}};
 constexpr int thin_sets(int rows, int vectors) { return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors); }
+
+// The most rows of C a direct call reads B for in row streams (see row_streams in the kernels and row_streams_pay in
+// the dispatcher).
+constexpr int kStreamRowsMax = 5;
 
 // The most vectors of C a direct call runs a row at a time across its whole width (see rows_whole in the kernels and
 // wide_rows_pay in the dispatcher).

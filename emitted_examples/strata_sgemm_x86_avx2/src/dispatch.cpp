@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   3272b9a55554f50e711ff738ac4bcd92ad28d54436e42f022671105b34c1f361  template cpu/dispatch.cpp.tpl
+//   08f0c029878c0be2c00786dc2eb7a61aca6c213188df45d0f2650649e4d3a370  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -304,9 +304,14 @@ bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ld
 // comes from beyond it either way, and the call runs at the speed it arrives. Against strips, medians of
 // interleaved rounds on an AMD Zen 4, one thread: 1x256x2304 1.26-1.39x faster, 1x768x768 1.17-1.24x, 1x768x3072
 // 1.15-1.31x, 1x3072x768 1.17-1.40x, 1x4096x4096 1.13-1.15x, 1x4096x25088 1.12x, 2x768x768 1.14-1.17x, 2x3072x768
-// 1.20-1.29x, 1x1024x1024 1.38-1.60x; two threads 1.0-1.7x.
-bool row_streams_pay(const Kernel& k, int64_t M, int64_t N, int64_t K) {
-  return M <= 2 && N > k.nr && K * N * static_cast<int64_t>(sizeof(float)) > kDirectBytes;
+// 1.20-1.29x, 1x1024x1024 1.38-1.60x; two threads 1.0-1.7x. Up to kStreamRowsMax rows, on one thread (`alone`),
+// where B comes from memory: 3x4096x4096 1.58x, 4x4096x4096 1.40x, 5x4096x4096 1.18-1.26x, 3x8192x2048 1.69x,
+// 5x1000x8192 1.14x, 4x4096x25088 1.39x; on two threads, each its share of K (see split_k), 0.88-1.02x; with B in
+// the outer cache 0.78-1.28x (5x3072x768 0.78x, 4x3072x768 1.28x) and against the deep slices of direct_b_ahead
+// 0.8-1.0x. The model prices those calls as tiles (direct_work takes `alone` false), which it does for every kernel.
+bool row_streams_pay(const Kernel& k, int64_t M, int64_t N, int64_t K, bool alone) {
+  const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
+  return (M <= 2 || (alone && M <= kStreamRowsMax && b_bytes > kOuterBytes)) && N > k.nr && b_bytes > kDirectBytes;
 }
 
 // The depth of the direct path's k slices. Every tile of a thread's range runs a slice before the next slice starts,
@@ -445,7 +450,7 @@ DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
   // reads its share of B no faster than its core's share of the memory's bandwidth: priced only as a call's data
   // (see direct_seconds), which counts a thread as fast as the outer cache's share, one thread looked as fast as two,
   // and 1x4096x4096 ran alone, 1.35x slower.
-  if (row_streams_pay(k, M, N, K)) {
+  if (row_streams_pay(k, M, N, K, false)) {
     const int64_t vectors = ceil_div(N, kVectorFloats);
     const double step_s = std::max(static_cast<double>(M * kVectorFloats) * rates.fma_s,
                                    (1.0 + 2.0 * static_cast<double>(M) / 8.0) * rates.load_s);
@@ -997,11 +1002,11 @@ void row_streams_task(void* context, int64_t index) {
   if (end > j) row_streams_of(*job.g, *job.k, j, end - j);
 }
 
-// All of C, on the calling thread: in row streams or whole rows where those pay (see row_streams_pay and
-// wide_rows_pay), else each column of tiles of a row block is one strip. No tile counts, and no divisions to get
+// All of C, on the calling thread, alone or as one of a split-K call's tasks: in row streams or whole rows where
+// those pay (see row_streams_pay and wide_rows_pay), else each column of tiles of a row block is one strip. No tile counts, and no divisions to get
 // them: on the small problems this path serves, a division is a visible share.
-void direct_all(const Gemm& g, const Kernel& k) {
-  if (row_streams_pay(k, g.M, g.N, g.K)) {
+void direct_all(const Gemm& g, const Kernel& k, bool alone) {
+  if (row_streams_pay(k, g.M, g.N, g.K, alone)) {
     row_streams_of(g, k, 0, g.N);
     return;
   }
@@ -1069,7 +1074,7 @@ void split_k_task(void* context, int64_t index) {
     part.A = g.A + p;
     part.B = g.B + p * g.ldb;
     part.beta = job.written[index] ? 1.0f : 0.0f;
-    direct_all(part, *job.k);
+    direct_all(part, *job.k, false);
     job.written[index] = true;
   }
 }
@@ -1292,10 +1297,10 @@ void run_packed(const Gemm& g, const Plan& plan, void* workspace) {
 void run_direct(const Gemm& g, const Plan& plan) {
   const Kernel& k = kKernels[plan.kernel];
   if (plan.threads == 1) {
-    direct_all(g, k);
+    direct_all(g, k, true);
     return;
   }
-  if (row_streams_pay(k, g.M, g.N, g.K)) {
+  if (row_streams_pay(k, g.M, g.N, g.K, false)) {
     RowStreamsJob job{&g, &k, std::min<int64_t>(plan.threads, (g.N + kVectorFloats - 1) / kVectorFloats)};
     parallel_for(job.shares, row_streams_task, &job);
     return;

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   65a9adb5a28a3f68c4a59311e84d2390b3922a8384d30cbba7007dbb6823d6a3  template cpu/internal.h.tpl
+//   71cdc4cb84d5bea1aa54286afbfb90d37e50fd415a53d7e657b00d1d9ffbc8f9  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -22,7 +22,7 @@ namespace strata_sgemm_x86_avx2_internal {
 //            b[p * NR + j]; lda and ldb are ignored.
 //   direct:  A is read in place, (r, p) at a[r * lda + p]; B in place, (p, j) at b[p * ldb + j].
 //   streamed: one register tile, A a packed micro-panel (as packed), B in place (as direct); lda is ignored.
-//   row streams (at most two rows) and wide rows: A and B in place, as direct.
+//   row streams (at most kStreamRowsMax rows) and wide rows: A and B in place, as direct.
 struct TileArgs {
   int64_t k;
   const float* a;
@@ -68,6 +68,10 @@ constexpr int64_t kSplitBytes = int64_t{16} << 10;
 // chains it runs.
 constexpr int kChains = 10;
 constexpr int thin_sets(int rows, int vectors) { return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors); }
+
+// The most rows of C a direct call reads B for in row streams (see row_streams in the kernels and row_streams_pay in
+// the dispatcher).
+constexpr int kStreamRowsMax = 5;
 
 // The most vectors of C a direct call runs a row at a time across its whole width (see rows_whole in the kernels and
 // wide_rows_pay in the dispatcher).

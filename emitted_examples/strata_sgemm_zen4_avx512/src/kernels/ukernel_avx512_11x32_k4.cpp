@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   24b27cdac0fee89db0a1515be6e7a968e3490ffec41ab191dee0359d72210fcf  template cpu/ukernel.cpp.tpl
+//   64fae23db261d7acfda869ec0c31e62a351cdd24778e49b37c9bd62b9b4b4322  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -1013,9 +1013,12 @@ void along_m(const TileArgs& t) {
 // of L1 and B comes from the outer cache (TileArgs::b_rows_collide): 8 of their lines and C's then outnumbered the
 // set's ways and evicted each other (2x3072x768: 0.85x as fast as tiles with some alignments of B and C, 1.7x with
 // others; 4 rows, 1.29-1.33x). From memory, 8 rows did better all the same (1x4096x4096 and 2x4096x4096: 1.13-1.15x
-// as fast as tiles, 4 rows 0.93-0.95x).
-template <int kRows, int kSteps>
+// as fast as tiles, 4 rows 0.93-0.95x). Three to five rows (a call on one thread over a B from memory, see
+// row_streams_pay) broadcast A's elements from memory into the FMAs where alpha is 1: 8 steps of them held in
+// registers are more than there are, and GCC's spills of them made such passes 2x slower than tiles.
+template <int kRows, int kSteps, bool kUnitAlpha>
 __attribute__((always_inline)) inline void row_pass(const TileArgs& t, int64_t p, bool first) {
+  constexpr bool kBroadcastA = kUnitAlpha && kRows > 2;
   // Copied out of t: a store to C may alias t's floats, and the compiler reloaded them after every store.
   float* const c = t.c;
   const int64_t ldc = t.ldc, ldb = t.ldb;
@@ -1023,7 +1026,8 @@ __attribute__((always_inline)) inline void row_pass(const TileArgs& t, int64_t p
   const int64_t lda = t.lda;
   const float alpha = t.alpha, beta = t.beta;
   Vec x[kRows][kSteps];  // alpha * A(r, p + s)
-  unrolled<kRows>([&](int r) { unrolled<kSteps>([&](int s) { x[r][s] = vset1(alpha * a[r * lda + s]); }); });
+  if constexpr (!kBroadcastA)
+    unrolled<kRows>([&](int r) { unrolled<kSteps>([&](int s) { x[r][s] = vset1(alpha * a[r * lda + s]); }); });
   const float* const b = t.b + p * ldb;
   // The kLanes columns from j, read and written through `load` and `store` (the last, short vector masked).
   const auto columns = [&](int64_t j, auto load, auto store) __attribute__((always_inline)) {
@@ -1034,7 +1038,7 @@ __attribute__((always_inline)) inline void row_pass(const TileArgs& t, int64_t p
     });
     unrolled<kSteps>([&](int s) {
       const Vec bv = load(b + s * ldb + j);
-      unrolled<kRows>([&](int r) { acc[r] = vfma(x[r][s], bv, acc[r]); });
+      unrolled<kRows>([&](int r) { acc[r] = vfma(kBroadcastA ? vbroadcast(a + r * lda + s) : x[r][s], bv, acc[r]); });
     });
     unrolled<kRows>([&](int r) { store(c + r * ldc + j, acc[r]); });
   };
@@ -1049,14 +1053,22 @@ __attribute__((always_inline)) inline void row_pass(const TileArgs& t, int64_t p
 }
 
 // All of t's k steps in passes of 8 or 4 rows of B, the last few in passes of 4, 2 and 1.
-template <int kRows>
+template <int kRows, bool kUnitAlpha>
 void row_streams(const TileArgs& t) {
   int64_t p = 0;
   if (!t.b_rows_collide)
-    for (; p + 8 <= t.k; p += 8) row_pass<kRows, 8>(t, p, p == 0);
-  for (; p + 4 <= t.k; p += 4) row_pass<kRows, 4>(t, p, p == 0);
-  if (p + 2 <= t.k) row_pass<kRows, 2>(t, p, p == 0), p += 2;
-  if (p < t.k) row_pass<kRows, 1>(t, p, p == 0);
+    for (; p + 8 <= t.k; p += 8) row_pass<kRows, 8, kUnitAlpha>(t, p, p == 0);
+  for (; p + 4 <= t.k; p += 4) row_pass<kRows, 4, kUnitAlpha>(t, p, p == 0);
+  if (p + 2 <= t.k) row_pass<kRows, 2, kUnitAlpha>(t, p, p == 0), p += 2;
+  if (p < t.k) row_pass<kRows, 1, kUnitAlpha>(t, p, p == 0);
+}
+
+template <int kRows>
+void row_streams(const TileArgs& t) {
+  if (t.alpha == 1.0f)
+    row_streams<kRows, true>(t);
+  else
+    row_streams<kRows, false>(t);
 }
 
 // Every row of C across its whole width, kVecs vectors, over all of a shallow k, one row after another (see
@@ -1109,12 +1121,17 @@ void ukernel_avx512_11x32_k4_packed(const TileArgs& args) { one_tile<Operands::k
 
 void ukernel_avx512_11x32_k4_streamed(const TileArgs& args) { one_tile<Operands::kStreamedB>(args); }
 
-// One or two rows (the dispatcher's row_streams_pay); any other count is not a row-streams call.
+// One to kStreamRowsMax rows (the dispatcher's row_streams_pay); any other count is not a row-streams call.
 void ukernel_avx512_11x32_k4_row_streams(const TileArgs& args) {
-  if (args.rows == 1)
-    row_streams<1>(args);
-  else if (args.rows == 2)
-    row_streams<2>(args);
+  static_assert(kStreamRowsMax == 5, "a row count without its instantiation");
+  switch (args.rows) {
+    case 1: row_streams<1>(args); break;
+    case 2: row_streams<2>(args); break;
+    case 3: row_streams<3>(args); break;
+    case 4: row_streams<4>(args); break;
+    case 5: row_streams<5>(args); break;
+    default: break;
+  }
 }
 
 // At most kWideVectors vectors of columns (the dispatcher's wide_rows_pay).
