@@ -282,16 +282,16 @@ bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ld
          !rows_share_a_set(ldb);
 }
 
-// Whether a direct call of one or two rows of C reads B a few whole rows at a time (see the kernels' row_streams)
-// instead of in column strips of tiles: where B is wider than a strip and larger than {{DIRECT_CACHE}}, so that it
-// comes from beyond it either way, and the call runs at the speed it arrives. Against strips, medians of
+// Whether a direct call of a few rows of C reads B a few whole rows at a time (see the kernels' row_streams) instead of
+// in column strips of tiles: where B is wider than a strip and larger than {{DIRECT_CACHE}}, so that it comes from
+// beyond it either way, and the call runs at the speed it arrives: one or two rows always. Against strips, medians of
 // interleaved rounds on an AMD Zen 4, one thread: 1x256x2304 1.26-1.39x faster, 1x768x768 1.17-1.24x, 1x768x3072
 // 1.15-1.31x, 1x3072x768 1.17-1.40x, 1x4096x4096 1.13-1.15x, 1x4096x25088 1.12x, 2x768x768 1.14-1.17x, 2x3072x768
-// 1.20-1.29x, 1x1024x1024 1.38-1.60x; two threads 1.0-1.7x. Up to kStreamRowsMax rows, on one thread (`alone`),
-// where B comes from memory: 3x4096x4096 1.58x, 4x4096x4096 1.40x, 5x4096x4096 1.18-1.26x, 3x8192x2048 1.69x,
-// 5x1000x8192 1.14x, 4x4096x25088 1.39x; on two threads, each its share of K (see split_k), 0.88-1.02x; with B in
-// the outer cache 0.78-1.28x (5x3072x768 0.78x, 4x3072x768 1.28x) and against the deep slices of direct_b_ahead
-// 0.8-1.0x. The model prices those calls as tiles (direct_work takes `alone` false), which it does for every kernel.
+// 1.20-1.29x, 1x1024x1024 1.38-1.60x; two threads 1.0-1.7x. Up to kStreamRowsMax rows, on one thread (`alone`), where B
+// comes from memory: 3x4096x4096 1.58x, 4x4096x4096 1.40x, 5x4096x4096 1.18-1.26x, 3x8192x2048 1.69x, 5x1000x8192
+// 1.14x, 4x4096x25088 1.39x; on two threads, each its share of K (see split_k), 0.88-1.02x; with B in the outer cache
+// 0.78-1.28x (5x3072x768 0.78x, 4x3072x768 1.28x) and against the deep slices of direct_b_ahead 0.8-1.0x. The model
+// prices those calls as tiles (direct_work takes `alone` false), which it does for every kernel.
 bool row_streams_pay(const Kernel& k, int64_t M, int64_t N, int64_t K, bool alone) {
   const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
   return (M <= 2 || (alone && M <= kStreamRowsMax && b_bytes > kOuterBytes)) && N > k.nr && b_bytes > kDirectBytes;
@@ -960,7 +960,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 // prices such a call as strips of tiles: every kernel runs it alike, and such calls are too small for a second thread.
 constexpr int64_t kWideFmas = 320;
 bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
-  const int64_t vectors = (N + kVectorFloats - 1) / kVectorFloats;
+  const int64_t vectors = strata_model::ceil_div(N, kVectorFloats);
   return vectors <= kWideVectors && K <= kChains * vectors && M * vectors * K <= kWideFmas;
 }
 
@@ -986,8 +986,8 @@ void row_streams_task(void* context, int64_t index) {
 }
 
 // All of C, on the calling thread, alone or as one of a split-K call's tasks: in row streams or whole rows where
-// those pay (see row_streams_pay and wide_rows_pay), else each column of tiles of a row block is one strip. No tile counts, and no divisions to get
-// them: on the small problems this path serves, a division is a visible share.
+// those pay (see row_streams_pay and wide_rows_pay), else each column of tiles of a row block is one strip. No tile
+// counts, and no divisions to get them: on the small problems this path serves, a division is a visible share.
 void direct_all(const Gemm& g, const Kernel& k, bool alone) {
   if (row_streams_pay(k, g.M, g.N, g.K, alone)) {
     row_streams_of(g, k, 0, g.N);
@@ -1212,9 +1212,6 @@ struct PackedJob {
   float* buffers;   // per thread: thread_floats() floats
 };
 
-// One thread's part of the whole packed call: its block of C (see "Thread shares"), as a GEMM of its own, its
-// level-2 tiles walked n innermost so that consecutive tiles need the A blocks the thread keeps. Each element of C
-// is accumulated by one thread, in k order: the call needs one parallel region, with no barrier in it.
 // Points `block`, the level-2 tile at (p2, j2) of a thread's block of C (`g`), at the B block the thread packs next
 // (BlockJob::next_b): the next j2's first k slice or, after the last j2, the next p2's first block; none after the
 // last.
@@ -1230,6 +1227,9 @@ void point_at_next_b(const Gemm& g, const Kernel& k, int64_t p2, int64_t j2, Blo
   block->next_cols = std::min<int64_t>(k.n1, g.N - j);
 }
 
+// One thread's part of the whole packed call: its block of C (see "Thread shares"), as a GEMM of its own, its
+// level-2 tiles walked n innermost so that consecutive tiles need the A blocks the thread keeps. Each element of C
+// is accumulated by one thread, in k order: the call needs one parallel region, with no barrier in it.
 void packed_task(void* context, int64_t index) {
   const PackedJob& job = *static_cast<const PackedJob*>(context);
   const Kernel& k = *job.k;
@@ -1284,7 +1284,7 @@ void run_direct(const Gemm& g, const Plan& plan) {
     return;
   }
   if (row_streams_pay(k, g.M, g.N, g.K, false)) {
-    RowStreamsJob job{&g, &k, std::min<int64_t>(plan.threads, (g.N + kVectorFloats - 1) / kVectorFloats)};
+    RowStreamsJob job{&g, &k, std::min<int64_t>(plan.threads, strata_model::ceil_div(g.N, kVectorFloats))};
     parallel_for(job.shares, row_streams_task, &job);
     return;
   }

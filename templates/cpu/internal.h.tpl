@@ -41,8 +41,8 @@ struct TileArgs {
   const float* next_b = nullptr;
   int64_t next_ldb = 0;
   int32_t next_rows = 0, next_cols = 0;
-  // Row streams only: B's rows lie a multiple of a way of L1 apart, so that all of them share a set, and B comes from the
-  // outer cache (see row_streams in the kernels).
+  // Row streams only: B's rows lie a multiple of a way of L1 apart, so that all of them share a set, and B comes
+  // from the outer cache (see row_streams in the kernels).
   bool b_rows_collide = false;
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
   // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k

@@ -768,8 +768,8 @@ void along_m(const TileArgs& t) {
   direct_vectors(bottom);
 }
 
-// One or two rows of C against a B that does not stay in cache (see row_streams_pay in the dispatcher). Each element
-// of B then serves one or two FMAs, so the call runs at the speed B arrives, and B arrives fastest as the hardware
+// A few rows of C against a B that does not stay in cache (see row_streams_pay in the dispatcher). Each element
+// of B then serves a few FMAs, so the call runs at the speed B arrives, and B arrives fastest as the hardware
 // prefetchers follow it: a few of its rows at a time, each read from end to end. A pass multiplies kSteps rows of B
 // into C's rows, C (a few KiB) staying in L1 from pass to pass: its vectors are loaded, take one FMA per row of B
 // and are stored again. Tiles read B a strip of columns at a time, dozens of short runs of a row at once, which the
@@ -828,12 +828,15 @@ void row_streams(const TileArgs& t) {
   if (p < t.k) row_pass<kRows, 1, kUnitAlpha>(t, p, p == 0);
 }
 
+// Only rows past two have a unit-alpha variant (see row_pass): one or two rows are instantiated once.
 template <int kRows>
 void row_streams(const TileArgs& t) {
-  if (t.alpha == 1.0f)
-    row_streams<kRows, true>(t);
-  else
-    row_streams<kRows, false>(t);
+  if constexpr (kRows > 2)
+    if (t.alpha == 1.0f) {
+      row_streams<kRows, true>(t);
+      return;
+    }
+  row_streams<kRows, false>(t);
 }
 
 // Every row of C across its whole width, kVecs vectors, over all of a shallow k, one row after another (see

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   71cdc4cb84d5bea1aa54286afbfb90d37e50fd415a53d7e657b00d1d9ffbc8f9  template cpu/internal.h.tpl
+//   aa7c16e53c649f18f73179880cb589c1ba1f618c90e680c59590c786e8a51040  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -49,8 +49,8 @@ struct TileArgs {
   const float* next_b = nullptr;
   int64_t next_ldb = 0;
   int32_t next_rows = 0, next_cols = 0;
-  // Row streams only: B's rows lie a multiple of a way of L1 apart, so that all of them share a set, and B comes from the
-  // outer cache (see row_streams in the kernels).
+  // Row streams only: B's rows lie a multiple of a way of L1 apart, so that all of them share a set, and B comes
+  // from the outer cache (see row_streams in the kernels).
   bool b_rows_collide = false;
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
   // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   64fae23db261d7acfda869ec0c31e62a351cdd24778e49b37c9bd62b9b4b4322  template cpu/ukernel.cpp.tpl
+//   9dfbc8cdade98a89e1fd9c5e4bfbc9aed6c1dc646d83102fb0959b06d2f63125  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 8 x 12 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -1558,8 +1558,8 @@ void along_m(const TileArgs& t) {
   direct_vectors(bottom);
 }
 
-// One or two rows of C against a B that does not stay in cache (see row_streams_pay in the dispatcher). Each element
-// of B then serves one or two FMAs, so the call runs at the speed B arrives, and B arrives fastest as the hardware
+// A few rows of C against a B that does not stay in cache (see row_streams_pay in the dispatcher). Each element
+// of B then serves a few FMAs, so the call runs at the speed B arrives, and B arrives fastest as the hardware
 // prefetchers follow it: a few of its rows at a time, each read from end to end. A pass multiplies kSteps rows of B
 // into C's rows, C (a few KiB) staying in L1 from pass to pass: its vectors are loaded, take one FMA per row of B
 // and are stored again. Tiles read B a strip of columns at a time, dozens of short runs of a row at once, which the
@@ -1618,12 +1618,15 @@ void row_streams(const TileArgs& t) {
   if (p < t.k) row_pass<kRows, 1, kUnitAlpha>(t, p, p == 0);
 }
 
+// Only rows past two have a unit-alpha variant (see row_pass): one or two rows are instantiated once.
 template <int kRows>
 void row_streams(const TileArgs& t) {
-  if (t.alpha == 1.0f)
-    row_streams<kRows, true>(t);
-  else
-    row_streams<kRows, false>(t);
+  if constexpr (kRows > 2)
+    if (t.alpha == 1.0f) {
+      row_streams<kRows, true>(t);
+      return;
+    }
+  row_streams<kRows, false>(t);
 }
 
 // Every row of C across its whole width, kVecs vectors, over all of a shallow k, one row after another (see

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   64fae23db261d7acfda869ec0c31e62a351cdd24778e49b37c9bd62b9b4b4322  template cpu/ukernel.cpp.tpl
+//   9dfbc8cdade98a89e1fd9c5e4bfbc9aed6c1dc646d83102fb0959b06d2f63125  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 6 x 16 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 76.41 GFLOP/s (6.43e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -834,8 +834,8 @@ void along_m(const TileArgs& t) {
   direct_vectors(bottom);
 }
 
-// One or two rows of C against a B that does not stay in cache (see row_streams_pay in the dispatcher). Each element
-// of B then serves one or two FMAs, so the call runs at the speed B arrives, and B arrives fastest as the hardware
+// A few rows of C against a B that does not stay in cache (see row_streams_pay in the dispatcher). Each element
+// of B then serves a few FMAs, so the call runs at the speed B arrives, and B arrives fastest as the hardware
 // prefetchers follow it: a few of its rows at a time, each read from end to end. A pass multiplies kSteps rows of B
 // into C's rows, C (a few KiB) staying in L1 from pass to pass: its vectors are loaded, take one FMA per row of B
 // and are stored again. Tiles read B a strip of columns at a time, dozens of short runs of a row at once, which the
@@ -894,12 +894,15 @@ void row_streams(const TileArgs& t) {
   if (p < t.k) row_pass<kRows, 1, kUnitAlpha>(t, p, p == 0);
 }
 
+// Only rows past two have a unit-alpha variant (see row_pass): one or two rows are instantiated once.
 template <int kRows>
 void row_streams(const TileArgs& t) {
-  if (t.alpha == 1.0f)
-    row_streams<kRows, true>(t);
-  else
-    row_streams<kRows, false>(t);
+  if constexpr (kRows > 2)
+    if (t.alpha == 1.0f) {
+      row_streams<kRows, true>(t);
+      return;
+    }
+  row_streams<kRows, false>(t);
 }
 
 // Every row of C across its whole width, kVecs vectors, over all of a shallow k, one row after another (see

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   64fae23db261d7acfda869ec0c31e62a351cdd24778e49b37c9bd62b9b4b4322  template cpu/ukernel.cpp.tpl
+//   9dfbc8cdade98a89e1fd9c5e4bfbc9aed6c1dc646d83102fb0959b06d2f63125  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -1003,8 +1003,8 @@ void along_m(const TileArgs& t) {
   direct_vectors(bottom);
 }
 
-// One or two rows of C against a B that does not stay in cache (see row_streams_pay in the dispatcher). Each element
-// of B then serves one or two FMAs, so the call runs at the speed B arrives, and B arrives fastest as the hardware
+// A few rows of C against a B that does not stay in cache (see row_streams_pay in the dispatcher). Each element
+// of B then serves a few FMAs, so the call runs at the speed B arrives, and B arrives fastest as the hardware
 // prefetchers follow it: a few of its rows at a time, each read from end to end. A pass multiplies kSteps rows of B
 // into C's rows, C (a few KiB) staying in L1 from pass to pass: its vectors are loaded, take one FMA per row of B
 // and are stored again. Tiles read B a strip of columns at a time, dozens of short runs of a row at once, which the
@@ -1063,12 +1063,15 @@ void row_streams(const TileArgs& t) {
   if (p < t.k) row_pass<kRows, 1, kUnitAlpha>(t, p, p == 0);
 }
 
+// Only rows past two have a unit-alpha variant (see row_pass): one or two rows are instantiated once.
 template <int kRows>
 void row_streams(const TileArgs& t) {
-  if (t.alpha == 1.0f)
-    row_streams<kRows, true>(t);
-  else
-    row_streams<kRows, false>(t);
+  if constexpr (kRows > 2)
+    if (t.alpha == 1.0f) {
+      row_streams<kRows, true>(t);
+      return;
+    }
+  row_streams<kRows, false>(t);
 }
 
 // Every row of C across its whole width, kVecs vectors, over all of a shallow k, one row after another (see
