@@ -299,13 +299,13 @@ inline void fetch_b_ahead(bool fetch, const float* b, int64_t ldb) {
       }
 }
 
-// Where B comes from memory, packing a block of it is bound by the misses, and runs before the FMAs that use it
+// Where B comes from beyond L2, packing a block of it is bound by the misses, and runs before the FMAs that use it
 // (pack_b took 23-28% of 32-64 x 4096 x 4096/25088 on an AMD Zen 4). A packed tile therefore asks for a share of the
 // rows of the block its thread packs next (TileArgs::next_b, handed out by the dispatcher's run_block), into L2, one
 // row per unrolled step, so that the next pack_b finds them there and the misses overlap this block's FMAs. `row`
 // counts the rows asked so far. Medians of interleaved rounds on that Zen 4, one thread: 32x4096x25088 1.12x
 // faster, 32x4096x4096 1.10x, 64x4096x25088 1.09x, 64x4096x4096 1.06x, 128x4096x4096 1.02x; two threads
-// 1.02-1.12x.
+// 1.02-1.12x. With B in L3, 1.01-1.03x (see packed_task).
 template <Operands kOps>
 inline void fetch_next_b(const TileArgs& t, int& row) {
   if constexpr (kOps == Operands::kPacked)

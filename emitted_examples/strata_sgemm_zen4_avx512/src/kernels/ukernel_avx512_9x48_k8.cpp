@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   9dfbc8cdade98a89e1fd9c5e4bfbc9aed6c1dc646d83102fb0959b06d2f63125  template cpu/ukernel.cpp.tpl
+//   2f52558c1be50066a742364113771ebf9ee72bd35ff060de2508e06891bb88c2  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 9 x 48 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 142.70 GFLOP/s (1.55e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -221,13 +221,13 @@ inline void fetch_b_ahead(bool fetch, const float* b, int64_t ldb) {
       }
 }
 
-// Where B comes from memory, packing a block of it is bound by the misses, and runs before the FMAs that use it
+// Where B comes from beyond L2, packing a block of it is bound by the misses, and runs before the FMAs that use it
 // (pack_b took 23-28% of 32-64 x 4096 x 4096/25088 on an AMD Zen 4). A packed tile therefore asks for a share of the
 // rows of the block its thread packs next (TileArgs::next_b, handed out by the dispatcher's run_block), into L2, one
 // row per unrolled step, so that the next pack_b finds them there and the misses overlap this block's FMAs. `row`
 // counts the rows asked so far. Medians of interleaved rounds on that Zen 4, one thread: 32x4096x25088 1.12x
 // faster, 32x4096x4096 1.10x, 64x4096x25088 1.09x, 64x4096x4096 1.06x, 128x4096x4096 1.02x; two threads
-// 1.02-1.12x.
+// 1.02-1.12x. With B in L3, 1.01-1.03x (see packed_task).
 template <Operands kOps>
 inline void fetch_next_b(const TileArgs& t, int& row) {
   if constexpr (kOps == Operands::kPacked)
