@@ -630,8 +630,9 @@ void CheckShapes(Tally& tally) {
   // streams on one thread, A's elements broadcast from memory where alpha is 1.
   // 13x700x300 and 20x700x300 are up to two rows of tiles over a B larger than the direct path's cache: several-vector
   // kernels run them in place (see use_direct in dispatch.cpp), in k slices.
-  // 41x1000x600 is a few rows of tiles over a B of megabytes: packed calls read B in place (see stream_b in
-  // dispatch.cpp), its rows starting mid-line, the last strip short, in k slices, the last one short.
+  // 41x500x1900 is a few rows of tiles over a B of megabytes: packed calls read B in place (see stream_b in
+  // dispatch.cpp), its rows starting mid-line, the last strip short, in k slices deeper than K1 (see streamed_depth),
+  // the last one short.
   constexpr int64_t kStreamTallRows = 2 * static_cast<int64_t>({{STREAM_A_BYTES}}) / (160 * 4) + 5;
   constexpr int64_t kBeyondOuterDepth = static_cast<int64_t>({{OUTER_BYTES}}) / (1001 * 4) + 7;
   for (const Shape& s : {Shape{64, 64, 64}, Shape{100, 100, 100}, Shape{257, 257, 257}, Shape{300, 200, 500},
@@ -640,7 +641,7 @@ void CheckShapes(Tally& tally) {
                          Shape{20, 33, 1500}, Shape{20, 17, 1500}, Shape{2, 1024, 303}, Shape{1, 4096, 100},
                          Shape{1, 1001, 263}, Shape{2, 777, 199}, Shape{3, 1001, kBeyondOuterDepth},
                          Shape{5, 1001, kBeyondOuterDepth}, Shape{13, 700, 300}, Shape{20, 700, 300},
-                         Shape{41, 1000, 600}}) {
+                         Shape{41, 500, 1900}}) {
     // Under --quick the large ones go through the dispatcher and the workspace variant only: forcing every kernel
     // on them is most of the full run's time.
     shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   347acf3cd316ccf1d11629e647b984d2e13b36da9619ae4e872e79177d92bf51  template cpu/dispatch.cpp.tpl
+//   2050b110c3d1400ddb85652f56d6f2f80fe15a41b3de0134fc46cea768725dec  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -1121,25 +1121,25 @@ struct BlockJob {
   int64_t i2, j2, p2;        // origin of the level-2 tile
   int64_t m2, n2, k2;        // its extent, clamped to the block
   int64_t tiles_m, tiles_n;  // level-1 tiles in it
-  bool stream_b;             // B is read in place, not packed (see stream_b)
   // The B block the thread packs after this level-2 tile's, which its tiles ask into L2 (see TileArgs::next_b);
   // none (next_b null) unless B comes from beyond l2.
   const float* next_b = nullptr;
   int64_t next_rows = 0, next_cols = 0;
 };
 
-// Whether a thread whose block of C has `rows` rows reads B in place instead of packing it, in a call of N x K B.
-// Packing copies all of B before the FMAs that use it, and where C has few rows each element copied serves few
-// FMAs: on an AMD Zen 4, pack_b took 16-30% of 16-62 row calls with B in L3. In place, the first register tile of
-// each column strip reads the strip's k slice from the outer cache, fetching its rows ahead (see the kernels'
-// fetch_b_ahead), and the strip's later tiles find it in the inner ones, strided. Medians of interleaved rounds on
-// that Zen 4, one thread: 16x768x3072 1.28-1.34x faster, 16x1000x4096 1.30x, 24x2304x768 1.23x, 24x768x768
-// 1.09-1.11x, 43x2304x768 1.14x, 64x1000x4096 1.11x, 62x768x3072 1.03x, 128x768x3072 1.04x; two threads
-// 1.03-1.6x; with packed blocks cut into even tiles (see row_tiles), 100-128 rows 1.01-1.03x (100x768x3072 1.03x,
-// 128x768x768 1.01-1.02x), but 128x3072x768 0.98x. Only for blocks of up to kStreamTiles rows of tiles: the more rows,
-// the smaller the copy's share, and the strided reads cost about what it saved (256x768x768 1.01x on one thread,
-// 200-row calls, 100 rows a thread, 0.98-1.0x on two). And only while B stays in l3: from memory, the
-// strip's short rows, a page apart, get no help from the prefetchers (64x4096x4096: 0.97x).
+// Whether a thread whose block of C has `rows` rows reads B in place instead of packing it, in a call of N x K B
+// (see run_streamed). Packing copies all of B before the FMAs that use it, and where C has few rows each element
+// copied serves few FMAs: on an AMD Zen 4, pack_b took 16-30% of 16-62 row calls with B in L3. In place, the first
+// register tile of each column strip reads the strip's k slice from the outer cache, fetching its rows ahead (see the
+// kernels' fetch_b_ahead), and the strip's later tiles find it in the inner ones, strided. Medians of interleaved
+// rounds on that Zen 4, one thread: 16x768x3072 1.28-1.34x faster, 16x1000x4096 1.30x, 24x2304x768 1.23x, 24x768x768
+// 1.09-1.11x, 43x2304x768 1.14x, 64x1000x4096 1.11x, 62x768x3072 1.03x, 128x768x3072 1.04x; two threads 1.03-1.6x;
+// with packed blocks cut into even tiles (see row_tiles), 100-128 rows 1.01-1.03x (100x768x3072 1.03x, 128x768x768
+// 1.01-1.02x), but 128x3072x768 0.98x (all with slices of K1, before run_streamed's deeper ones). Only for blocks of
+// up to kStreamTiles rows of tiles: the more rows, the smaller the copy's share, and the strided reads cost about what
+// it saved (256x768x768 1.01x on one thread, 200-row calls, 100 rows a thread, 0.98-1.0x on two). And only while B
+// stays in l3: from memory, the strip's short rows, a page apart, get no help from the prefetchers
+// (64x4096x4096: 0.97x).
 constexpr int64_t kStreamTiles = 12;
 bool stream_b(const Kernel& k, int64_t rows, int64_t N, int64_t K) {
   const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
@@ -1166,7 +1166,7 @@ RowTiles row_tiles(int64_t rows, int64_t mr) {
 // (16x768x768: 44%), but packing it a panel at a time, each panel's first tile prefetching the next one's rows in
 // its k loop, left that share as it was on an Emerald Rapids Xeon. The prefetches and the copy's misses share the
 // core's few miss buffers; only the hardware streamer, following the copy's long rows, reaches the cache's bandwidth.
-// Blocks of few rows of tiles do not pack B at all (see stream_b).
+// Blocks of few rows of tiles do not pack B at all (see stream_b and run_streamed).
 void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffers& buffers) {
   const int64_t k_slices = strata_model::ceil_div(job.k2, k.k1);
   // The next block's rows, spread evenly over this level-2 tile's tile calls.
@@ -1180,7 +1180,7 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
       const int64_t p1 = job.p2 + slice * k.k1, k1 = std::min<int64_t>(k.k1, job.p2 + job.k2 - p1);
       const int64_t b_slot = (j1 / k.n1 * k_slices + slice) % buffers.b_slots;
       float* b_block = buffers.b + b_slot * b_block_floats(k);
-      if (!job.stream_b && !buffers.held_b[b_slot].holds(j1, p1, n1, k1)) {
+      if (!buffers.held_b[b_slot].holds(j1, p1, n1, k1)) {
         k.pack_b(g.B + p1 * g.ldb + j1, g.ldb, n1, k1, b_block);
         buffers.held_b[b_slot] = PackedBlock{j1, p1, n1, k1};
       }
@@ -1195,16 +1195,12 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
             k.pack_a(g.A + (i1 + tiles.start(t)) * g.lda + p1, g.lda, tiles.height(t), k1, a_block + t * k.mr * k1);
           buffers.held_a[slot] = PackedBlock{i1, p1, m1, k1};
         }
-        // B's micro-panel for a strip, or its k slice in place when B is streamed.
-        const TileFn tile = job.stream_b ? k.streamed : k.packed;
-        const int64_t ldb = job.stream_b ? g.ldb : 0;
         for (int64_t jr = 0; jr < n1; jr += k.nr) {
-          const float* b = job.stream_b ? g.B + p1 * g.ldb + j1 + jr : b_block + (jr / k.nr) * k.nr * k1;
+          const float* b = b_block + (jr / k.nr) * k.nr * k1;
           const int32_t cols = static_cast<int32_t>(std::min<int64_t>(k.nr, n1 - jr));
           for (int64_t t = 0; t < tiles.count; ++t) {
-            TileArgs args{k1, a_block + t * k.mr * k1, 0, b, ldb, g.C + (i1 + tiles.start(t)) * g.ldc + j1 + jr, g.ldc,
+            TileArgs args{k1, a_block + t * k.mr * k1, 0, b, 0, g.C + (i1 + tiles.start(t)) * g.ldc + j1 + jr, g.ldc,
                           g.alpha, beta, tiles.height(t), cols};
-            args.fetch_b_ahead = job.stream_b && t == 0;
             if (next_row < job.next_rows && rows_per_call > 0) {
               args.next_b = job.next_b + next_row * g.ldb;
               args.next_ldb = g.ldb;
@@ -1212,9 +1208,52 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
               args.next_cols = static_cast<int32_t>(job.next_cols);
               next_row += rows_per_call;
             }
-            tile(args);
+            k.packed(args);
           }
         }
+      }
+    }
+  }
+}
+
+// The depth of the k slices of a call whose B is streamed (see stream_b), on a thread's `rows` rows: as deep as its
+// A buffers (`a_floats`) hold A's packed slice for all of them, and as keep that slice and a strip's slice of B
+// within l2's half that kDirectBytes names, which the strip's later tiles read them from; the slices as
+// even as that allows, in whole unrolled steps.
+int64_t streamed_depth(const Kernel& k, int64_t rows, int64_t K, int64_t a_floats) {
+  using strata_model::ceil_div;
+  const int64_t padded = ceil_div(rows, k.mr) * k.mr;
+  const int64_t slice_row_bytes = (padded + k.nr) * static_cast<int64_t>(sizeof(float));  // A's and a strip's
+  const int64_t fits = std::min(a_floats / padded, kDirectBytes / slice_row_bytes);
+  const int64_t deepest = std::max<int64_t>(k.ku, fits / k.ku * k.ku);
+  const int64_t even = ceil_div(ceil_div(K, ceil_div(K, deepest)), k.ku) * k.ku;
+  return std::min(even, deepest);
+}
+
+// A thread's block of C over a streamed B: each k slice packs A's rows for it once, then walks C's column strips,
+// each strip's tiles one below the other over the slice of B in place, the first fetching B's rows ahead (see the
+// kernels' fetch_b_ahead). The slices are as deep as streamed_depth allows, not K1 as the level-1 tiles': each is a
+// pass over C (read back, accumulated, written) and restarts the first tile's fetches, whose first rows then wait.
+// K walked whole (up to kDirectBytes of A and B's strip, see streamed_depth) against slices of K1, medians of
+// interleaved rounds on an AMD Zen 4, one thread: 24x3072x768 1.07-1.11x faster, 100x3072x768 1.07-1.09x,
+// 43x3072x768 1.04-1.05x, 16x3072x768 1.03-1.04x, 62x3072x768 1.02-1.03x, 24x2304x768 1.02-1.03x, 128x768x3072
+// 1.03x, 128x768x768 1.01-1.02x, 16x2304x768 0.99x, 16x768x768 0.99-1.0x; two threads 0.98-1.13x. Walking all of
+// 62x768x3072's K (A's slice 0.8 MiB) lost 7%; in three slices it runs as before.
+void run_streamed(const Gemm& g, const Kernel& k, float* a, int64_t a_floats) {
+  const RowTiles tiles = row_tiles(g.M, k.mr);
+  const int64_t depth = streamed_depth(k, g.M, g.K, a_floats);
+  for (int64_t p = 0; p < g.K; p += depth) {
+    const int64_t d = std::min(depth, g.K - p);
+    for (int64_t t = 0; t < tiles.count; ++t)
+      k.pack_a(g.A + tiles.start(t) * g.lda + p, g.lda, tiles.height(t), d, a + t * k.mr * d);
+    const float beta = p == 0 ? g.beta : 1.0f;  // later slices accumulate onto the first one's result
+    for (int64_t j = 0; j < g.N; j += k.nr) {
+      const int32_t cols = static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j));
+      for (int64_t t = 0; t < tiles.count; ++t) {
+        TileArgs args{d,     a + t * k.mr * d, 0,    g.B + p * g.ldb + j, g.ldb, g.C + tiles.start(t) * g.ldc + j,
+                      g.ldc, g.alpha,          beta, tiles.height(t),     cols};
+        args.fetch_b_ahead = t == 0;
+        k.streamed(args);
       }
     }
   }
@@ -1259,28 +1298,32 @@ void packed_task(void* context, int64_t index) {
   g.A += i0 * g.lda;
   g.B += j0;
   g.C += i0 * g.ldc + j0;
+  float* const a_buffers = job.buffers + index * thread_floats(k, job.b_slots);
+  if (stream_b(k, g.M, job.g->N, job.g->K)) {
+    run_streamed(g, k, a_buffers, a_slots(k) * a_block_floats(k));
+    return;
+  }
   ThreadBuffers buffers;
-  buffers.a = job.buffers + index * thread_floats(k, job.b_slots);
+  buffers.a = a_buffers;
   buffers.slots = a_slots(k);
   buffers.b = buffers.a + buffers.slots * a_block_floats(k);
   buffers.b_slots = job.b_slots;
   const PackedBlock empty{-1, -1, 0, 0};
   std::fill_n(buffers.held_a, buffers.slots, empty);
   std::fill_n(buffers.held_b, buffers.b_slots, empty);
-  const bool streams_b = stream_b(k, g.M, job.g->N, job.g->K);
-  // Where B comes from beyond l2 (larger than it, and not streamed), each level-2 tile's tiles fetch the B
-  // block the next one packs first. Only for a thread with one level-2 row of tiles: with more, the next i2 starts on
-  // B blocks it may hold already (see b_slots). First only for a B from memory (larger than kOuterBytes); for one in
+  // Where B comes from beyond l2 (larger than it), each level-2 tile's tiles fetch the B block the next
+  // one packs first. Only for a thread with one level-2 row of tiles: with more, the next i2 starts on B blocks it may
+  // hold already (see b_slots). First only for a B from memory (larger than kOuterBytes); for one in
   // l3 too, medians of interleaved rounds on an AMD Zen 4, one thread: 200x3072x768 1.03x faster,
   // 200x2304x768 1.03x, 200x768x3072 1.02x, 160x1000x4096 1.03x, 512x2304x768 1.01x, others 0.99-1.01x (512x3072x768
   // 0.99x); two threads 1.00-1.02x. An outer cache shared with other tenants keeps less of B than its size says.
   const int64_t b_bytes = job.g->K * job.g->N * static_cast<int64_t>(sizeof(float));
-  const bool fetches_next_b = !streams_b && b_bytes > kStreamABytes && g.M <= k.m2;
+  const bool fetches_next_b = b_bytes > kStreamABytes && g.M <= k.m2;
   for (int64_t p2 = 0; p2 < g.K; p2 += k.k2)
     for (int64_t i2 = 0; i2 < g.M; i2 += k.m2)
       for (int64_t j2 = 0; j2 < g.N; j2 += k.n2) {
         BlockJob block{i2, j2, p2, std::min<int64_t>(k.m2, g.M - i2), std::min<int64_t>(k.n2, g.N - j2),
-                       std::min<int64_t>(k.k2, g.K - p2), 0, 0, streams_b};
+                       std::min<int64_t>(k.k2, g.K - p2), 0, 0};
         block.tiles_m = strata_model::ceil_div(block.m2, k.m1);
         block.tiles_n = strata_model::ceil_div(block.n2, k.n1);
         if (fetches_next_b) point_at_next_b(g, k, p2, j2, &block);
