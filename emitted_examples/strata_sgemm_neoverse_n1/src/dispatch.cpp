@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   2050b110c3d1400ddb85652f56d6f2f80fe15a41b3de0134fc46cea768725dec  template cpu/dispatch.cpp.tpl
+//   66e14a1542505d9a8dc85c9032f337a280a1e4fa0d2ce346479d8cbf557a1e71  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -283,6 +283,20 @@ int32_t row_shares_for(const Kernel& k, int64_t M, int64_t N, int64_t K, int32_t
 constexpr int64_t kStreamDepth = 16;
 constexpr int64_t kStreamBytes = int64_t{64} << 10;
 
+// The depth of the k slices of a call whose B is streamed (see stream_b and direct_streams_b, and run_streamed), on a
+// thread's `rows` rows: as deep as its A buffers (`a_floats`) hold A's packed slice for all of them, and as keep that
+// slice and a strip's slice of B within l2's half that kDirectBytes names, which the strip's later
+// tiles read them from; the slices as even as that allows, in whole unrolled steps.
+int64_t streamed_depth(const Kernel& k, int64_t rows, int64_t K, int64_t a_floats) {
+  using strata_model::ceil_div;
+  const int64_t padded = ceil_div(rows, k.mr) * k.mr;
+  const int64_t slice_row_bytes = (padded + k.nr) * static_cast<int64_t>(sizeof(float));  // A's and a strip's
+  const int64_t fits = std::min(a_floats / padded, kDirectBytes / slice_row_bytes);
+  const int64_t deepest = std::max<int64_t>(k.ku, fits / k.ku * k.ku);
+  const int64_t even = ceil_div(ceil_div(K, ceil_div(K, deepest)), k.ku) * k.ku;
+  return std::min(even, deepest);
+}
+
 // Whether a direct call is a single row of tiles of three rows or more over a B that lives in l3 (at
 // most a quarter of it, the share a call can count on keeping there) with rows that do not share a set of
 // l1: then its k slices are K1 deep (see direct_depth) and every tile asks for B's rows a few steps
@@ -295,6 +309,30 @@ bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ld
   const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
   return M > 2 && M <= k.mr && N > k.nr && b_bytes > kDirectBytes && 2 * b_bytes <= kOuterBytes &&
          !rows_share_a_set(ldb);
+}
+
+// Whether a direct call of a single row of tiles reads B as a packed call's streamed B (see run_streamed): A's rows
+// packed one k slice at a time into kStreamedAFloats on the stack, then each column strip's tile walks the slice of B
+// in place, fetching its rows ahead, in slices far deeper than direct_depth's shallow ones, which read and wrote C
+// once per 16 steps of k and made a call per strip and slice. Where B is larger than l2 and stays in
+// l3, and the tiles would not run deep slices already (direct_b_ahead). Medians of interleaved rounds on
+// an AMD Zen 4, one thread: 5x3072x768 1.25-1.60x faster, 11x3072x768 1.60-1.67x, 8x3072x768 1.33-1.47x, 8x1000x4096
+// 1.26-1.42x, 5x1000x4096 1.11-1.21x, 5x768x3072 1.01-1.04x; in tools/bench's harness, against oneDNN, 11x3072x768
+// 0.64-0.68 -> 1.04, 8x3072x768 0.64-0.72 -> 0.89, 8x1000x4096 0.91-0.96 -> 1.05. A stack buffer of 384 k steps did
+// about as well as all of K (8x3072x768 1.34x against 1.46x, the others within 0.05x). Not with B from memory
+// (8x4096x25088 0.81x, 6x4096x4096 0.74x, 11x4096x4096 1.27x), nor for two rows of tiles (16x256x2304 0.88-0.96x,
+// 16x2304x768 0.96-0.99x), nor for at most kShallowRows rows: their few FMAs per line of B wait on each row's misses,
+// which the shallow slices, reading each row of B along its length, leave to the hardware prefetchers (in the
+// harness, against oneDNN: 3x3072x768 0.89 -> 0.74, 4x3072x768 0.96-1.00 -> 0.79-0.81, 5x3072x768 0.86-0.87 -> 0.76,
+// 6x3072x768 0.82-0.85 -> 0.77-0.79, 5x1000x4096 0.88-0.91 -> 0.84-0.85; past them 7x1000x4096 0.91-0.93 ->
+// 1.02-1.05, 9x3072x768 0.97-1.01 -> 1.12-1.19, 10x1000x4096 0.83-0.88 -> 1.05-1.15, 11x768x3072 0.77 -> 0.97,
+// 9x2048x2048 1.11-1.14 -> 1.42-1.45, 7x3072x768 0.84-0.87 -> 0.77-0.89).
+constexpr int64_t kStreamedAFloats = 4096;  // 16 KiB
+constexpr int64_t kShallowRows = 6;
+bool direct_streams_b(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
+  const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
+  return M <= k.mr && M > kShallowRows && N > k.nr && b_bytes > kDirectBytes &&
+         b_bytes <= kOuterBytes && !direct_b_ahead(k, M, N, K, ldb);
 }
 
 // Whether a direct call of a few rows of C reads B a few whole rows at a time (see the kernels' row_streams) instead of
@@ -326,7 +364,9 @@ bool row_streams_pay(const Kernel& k, int64_t M, int64_t N, int64_t K, bool alon
 //    streams, but lost for taller ones, which use each line of B for more FMAs (5x3072x768 0.88x, 8x4096x4096
 //    0.94x, 3x3072x768 0.72x on an AMD Zen 4). Where B's rows do not share a set and B stays well inside
 //    l3, the shallow slices cost more than they save: each slice is a call per strip and a pass over C.
-//    There they take slices of K1, each tile fetching B's rows ahead (see direct_b_ahead).
+//    There they take slices of K1, each tile fetching B's rows ahead (see direct_b_ahead). Elsewhere in
+//    l3 a call on one thread, or a split-K task, streams B through packed A instead (see
+//    direct_streams_b); the shallow slices serve a B from memory, and two threads' share of the tiles.
 //    `ldb` is B's row stride; a plan, which has none, takes N.
 int64_t direct_depth(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
   const int64_t b_row_bytes = N * static_cast<int64_t>(sizeof(float));
@@ -461,7 +501,10 @@ DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
     }
     return DirectWork{compute_s, kStripCallLaunches * m.launch_s, vectors, bytes};
   }
-  const int64_t slice = direct_depth(k, M, N, K, N);
+  // A single row of tiles over a streamed B (see direct_streams_b) runs few slices; on two threads without split-K
+  // (see split_k) the tiles run the shallow ones in place, which this then prices low.
+  const int64_t slice =
+      direct_streams_b(k, M, N, K, N) ? streamed_depth(k, M, K, kStreamedAFloats) : direct_depth(k, M, N, K, N);
   // A tile's k step: its FMAs, its loads (see DirectConstants) or the FMA latency, whichever is longest; a tile of
   // few accumulators at least as deep as thin_sets() runs its k steps as that many chains side by side (see
   // internal.h).
@@ -1000,8 +1043,11 @@ void row_streams_task(void* context, int64_t index) {
   if (end > j) row_streams_of(*job.g, *job.k, j, end - j);
 }
 
+void run_streamed(const Gemm& g, const Kernel& k, float* a, int64_t a_floats);  // see the packed path
+
 // All of C, on the calling thread, alone or as one of a split-K call's tasks: in row streams or whole rows where
-// those pay (see row_streams_pay and wide_rows_pay), else each column of tiles of a row block is one strip. No tile
+// those pay (see row_streams_pay and wide_rows_pay), over a streamed B where that pays (see direct_streams_b), else
+// each column of tiles of a row block is one strip. No tile
 // counts, and no divisions to get them: on the small problems this path serves, a division is a visible share.
 void direct_all(const Gemm& g, const Kernel& k, bool alone) {
   if (row_streams_pay(k, g.M, g.N, g.K, alone)) {
@@ -1010,6 +1056,11 @@ void direct_all(const Gemm& g, const Kernel& k, bool alone) {
   }
   if (wide_rows_pay(g.M, g.N, g.K)) {
     k.wide_rows(TileArgs{g.K, g.A, g.lda, g.B, g.ldb, g.C, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(g.N)});
+    return;
+  }
+  if (direct_streams_b(k, g.M, g.N, g.K, g.ldb)) {
+    alignas(kAlign) float a[kStreamedAFloats];
+    run_streamed(g, k, a, kStreamedAFloats);
     return;
   }
   const int64_t slice = direct_depth(k, g.M, g.N, g.K, g.ldb);
@@ -1213,20 +1264,6 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
       }
     }
   }
-}
-
-// The depth of the k slices of a call whose B is streamed (see stream_b), on a thread's `rows` rows: as deep as its
-// A buffers (`a_floats`) hold A's packed slice for all of them, and as keep that slice and a strip's slice of B
-// within l2's half that kDirectBytes names, which the strip's later tiles read them from; the slices as
-// even as that allows, in whole unrolled steps.
-int64_t streamed_depth(const Kernel& k, int64_t rows, int64_t K, int64_t a_floats) {
-  using strata_model::ceil_div;
-  const int64_t padded = ceil_div(rows, k.mr) * k.mr;
-  const int64_t slice_row_bytes = (padded + k.nr) * static_cast<int64_t>(sizeof(float));  // A's and a strip's
-  const int64_t fits = std::min(a_floats / padded, kDirectBytes / slice_row_bytes);
-  const int64_t deepest = std::max<int64_t>(k.ku, fits / k.ku * k.ku);
-  const int64_t even = ceil_div(ceil_div(K, ceil_div(K, deepest)), k.ku) * k.ku;
-  return std::min(even, deepest);
 }
 
 // A thread's block of C over a streamed B: each k slice packs A's rows for it once, then walks C's column strips,
