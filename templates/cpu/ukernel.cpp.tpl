@@ -998,12 +998,29 @@ void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, f
   // in flight, and requests into L1 hold the core's few L1 miss buffers until the line arrives (one Zen 4 thread, B
   // of 64 MiB: 32x4096x4096 1.05x faster, 64x4096x4096 1.03x, 128x4096x4096 1.01x; within noise where B is in L3 or
   // two threads share the memory bandwidth). prefetcht2 did as well; prefetchnta gained 1%.
+  // The rows are copied kGroupRows at a time, each panel's part of the group in one go: row by row, a row's stores
+  // went to as many panels, each a panel apart (a multiple of L1's way at depth 256), so into the same few sets of it.
+  // One thread of an AMD Zen 4, blocks of 256 x 256 copied on their own: B in L2 1.45x faster, in L3 1.22-1.45x;
+  // from memory 0.87x, where the tiles fetch the block into L2 first (see fetch_next_b) in a call.
   const int64_t panels = cols / {{NR}}, tail = cols - panels * {{NR}};
   constexpr int64_t kRowsAhead = 4;
-  for (int64_t p = 0; p < depth; ++p) {
+  constexpr int kGroupRows = 4;
+  int64_t p = 0;
+  for (; p + kGroupRows <= depth; p += kGroupRows) {
+    for (int64_t r = p + kRowsAhead; r < p + kRowsAhead + kGroupRows && r < depth; ++r)
+      prefetch_row_into_l2(b + r * ldb, cols);
+    const float* rows = b + p * ldb;
+    float* panel_rows = out + p * {{NR}};
+    for (int64_t j = 0; j < panels; ++j, rows += {{NR}}, panel_rows += depth * {{NR}})
+      for (int r = 0; r < kGroupRows; ++r)
+        for (int v = 0; v < {{NV}}; ++v)
+          {{VSTORE}}(panel_rows + r * {{NR}} + v * kLanes, vload(rows + r * ldb + v * kLanes));
+    for (int r = 0; r < kGroupRows; ++r)
+      for (int64_t j = 0; j < tail; ++j) panel_rows[r * {{NR}} + j] = rows[r * ldb + j];
+  }
+  for (; p < depth; ++p) {
     const float* row = b + p * ldb;
     float* panel_row = out + p * {{NR}};
-    if (p + kRowsAhead < depth) prefetch_row_into_l2(row + kRowsAhead * ldb, cols);
     for (int64_t j = 0; j < panels; ++j, row += {{NR}}, panel_row += depth * {{NR}})
       for (int v = 0; v < {{NV}}; ++v) {{VSTORE}}(panel_row + v * kLanes, vload(row + v * kLanes));
     for (int64_t j = 0; j < tail; ++j) panel_row[j] = row[j];
