@@ -630,6 +630,8 @@ void CheckShapes(Tally& tally) {
   // streams on one thread, A's elements broadcast from memory where alpha is 1.
   // 13x700x300 and 20x700x300 are up to two rows of tiles over a B larger than the direct path's cache: several-vector
   // kernels run them in place (see use_direct in dispatch.cpp), in k slices.
+  // kBeyondOuterRows x 100 x 5 has a C just larger than the outer cache: one thread writes it a row at a time (see
+  // wide_rows_pay in dispatch.cpp), the row's last vector short.
   // 9 rows over a B just larger than half the outer cache run as one row of tiles over a streamed B (see
   // direct_streams_b in dispatch.cpp): A packed on the stack a slice at a time, the last slice short.
   // 41x500x1900 is a few rows of tiles over a B of megabytes: packed calls read B in place (see stream_b in
@@ -637,6 +639,7 @@ void CheckShapes(Tally& tally) {
   // the last one short.
   constexpr int64_t kStreamTallRows = 2 * static_cast<int64_t>({{STREAM_A_BYTES}}) / (160 * 4) + 5;
   constexpr int64_t kBeyondOuterDepth = static_cast<int64_t>({{OUTER_BYTES}}) / (1001 * 4) + 7;
+  constexpr int64_t kBeyondOuterRows = static_cast<int64_t>({{OUTER_BYTES}}) / (100 * 4) + 3;
   constexpr int64_t kPastHalfOuterDepth = static_cast<int64_t>({{OUTER_BYTES}}) / (2 * 1100 * 4) + 13;
   for (const Shape& s : {Shape{64, 64, 64}, Shape{100, 100, 100}, Shape{257, 257, 257}, Shape{300, 200, 500},
                          Shape{530, 610, 290}, Shape{3, 1100, 700}, Shape{3, 1100, 2000}, Shape{20, 7, 60000},
@@ -644,7 +647,8 @@ void CheckShapes(Tally& tally) {
                          Shape{20, 33, 1500}, Shape{20, 17, 1500}, Shape{2, 1024, 303}, Shape{1, 4096, 100},
                          Shape{1, 1001, 263}, Shape{2, 777, 199}, Shape{3, 1001, kBeyondOuterDepth},
                          Shape{5, 1001, kBeyondOuterDepth}, Shape{13, 700, 300}, Shape{20, 700, 300},
-                         Shape{9, 1100, kPastHalfOuterDepth}, Shape{41, 500, 1900}}) {
+                         Shape{9, 1100, kPastHalfOuterDepth}, Shape{kBeyondOuterRows, 100, 5},
+                         Shape{41, 500, 1900}}) {
     // Under --quick the large ones go through the dispatcher and the workspace variant only: forcing every kernel
     // on them is most of the full run's time.
     shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);

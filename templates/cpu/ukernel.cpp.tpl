@@ -843,9 +843,9 @@ void row_streams(const TileArgs& t) {
 // wide_rows_pay in the dispatcher): each row's accumulators take one broadcast of A and kVecs FMAs per k step, and
 // the row is stored whole. A call of a few dozen FMAs spent more on the strips and tiles around them than on the FMAs
 // (13x33x1: two strips of two tiles each); here consecutive rows are independent chains, which the core overlaps.
-// Rows do not share their loads of B, so beyond a few hundred FMAs the tiles win again (see wide_rows_pay); two or
-// four rows at a time, sharing them, GCC 12 kept the accumulators of all but the first row in memory, stored on
-// every k step.
+// Rows do not share their loads of B, so beyond a few hundred FMAs the tiles win again (see wide_rows_pay), but where
+// C goes to memory, which it then writes in order, a row's lines whole; two or four rows at a time, sharing them,
+// GCC 12 kept the accumulators of all but the first row in memory, stored on every k step.
 template <int kVecs>
 void rows_whole(const TileArgs& t) {
   const Mask full = lane_mask(kLanes), last = lane_mask(t.cols - (kVecs - 1) * kLanes);

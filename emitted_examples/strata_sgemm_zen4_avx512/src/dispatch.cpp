@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   66e14a1542505d9a8dc85c9032f337a280a1e4fa0d2ce346479d8cbf557a1e71  template cpu/dispatch.cpp.tpl
+//   ee55e7709f4b8924a30847cc8971fb919e8ec9abc1951fff82059f41e7ab3167  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -1017,10 +1017,15 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 // 594 FMAs: 0.86x; 100x17x3 0.80x; 100x33x2 0.96x); 31x33x3, 279 FMAs, 0.84-0.99x. On the AVX2 descriptor's kernels:
 // 1x64x7 2.3x, 13x33x1 1.31x, 17x31x1 1.25x, 64x31x1 1.11x. Only on one thread (direct_all), and direct_work still
 // prices such a call as strips of tiles: every kernel runs it alike, and such calls are too small for a second thread.
+// So does a C larger than l3, however many FMAs: it is then written to memory row after row, each row's
+// lines whole, where strips of tiles wrote every row of a row block a strip's width at a time (one thread of that
+// Zen 4: 169343x121x16 1.11-1.12x faster, 169343x64x16 1.06x; with C in l3 the tiles won, 19717x121x16
+// 0.91x, 2708x64x16 0.62x).
 constexpr int64_t kWideFmas = 320;
 bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
   const int64_t vectors = strata_model::ceil_div(N, kVectorFloats);
-  return vectors <= kWideVectors && K <= kChains * vectors && M * vectors * K <= kWideFmas;
+  const bool c_from_memory = M * N * static_cast<int64_t>(sizeof(float)) > kOuterBytes;
+  return vectors <= kWideVectors && K <= kChains * vectors && (M * vectors * K <= kWideFmas || c_from_memory);
 }
 
 // Columns [j, j + cols) of a row-streams call.

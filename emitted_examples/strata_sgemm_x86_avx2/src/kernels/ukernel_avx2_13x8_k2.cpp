@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   560ca5c87dd3359f53cfc9901b4296e024c4a953ca34ab1e8ec050382f91dbd3  template cpu/ukernel.cpp.tpl
+//   2332d6897274039c44876a4bc5b544764c47dad9bf4618b4d0491f1e6223fde3  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 2 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 66.11 GFLOP/s (8.05e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -940,9 +940,9 @@ void row_streams(const TileArgs& t) {
 // wide_rows_pay in the dispatcher): each row's accumulators take one broadcast of A and kVecs FMAs per k step, and
 // the row is stored whole. A call of a few dozen FMAs spent more on the strips and tiles around them than on the FMAs
 // (13x33x1: two strips of two tiles each); here consecutive rows are independent chains, which the core overlaps.
-// Rows do not share their loads of B, so beyond a few hundred FMAs the tiles win again (see wide_rows_pay); two or
-// four rows at a time, sharing them, GCC 12 kept the accumulators of all but the first row in memory, stored on
-// every k step.
+// Rows do not share their loads of B, so beyond a few hundred FMAs the tiles win again (see wide_rows_pay), but where
+// C goes to memory, which it then writes in order, a row's lines whole; two or four rows at a time, sharing them,
+// GCC 12 kept the accumulators of all but the first row in memory, stored on every k step.
 template <int kVecs>
 void rows_whole(const TileArgs& t) {
   const Mask full = lane_mask(kLanes), last = lane_mask(t.cols - (kVecs - 1) * kLanes);

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   560ca5c87dd3359f53cfc9901b4296e024c4a953ca34ab1e8ec050382f91dbd3  template cpu/ukernel.cpp.tpl
+//   2332d6897274039c44876a4bc5b544764c47dad9bf4618b4d0491f1e6223fde3  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 9 x 48 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 142.70 GFLOP/s (1.55e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -1309,9 +1309,9 @@ void row_streams(const TileArgs& t) {
 // wide_rows_pay in the dispatcher): each row's accumulators take one broadcast of A and kVecs FMAs per k step, and
 // the row is stored whole. A call of a few dozen FMAs spent more on the strips and tiles around them than on the FMAs
 // (13x33x1: two strips of two tiles each); here consecutive rows are independent chains, which the core overlaps.
-// Rows do not share their loads of B, so beyond a few hundred FMAs the tiles win again (see wide_rows_pay); two or
-// four rows at a time, sharing them, GCC 12 kept the accumulators of all but the first row in memory, stored on
-// every k step.
+// Rows do not share their loads of B, so beyond a few hundred FMAs the tiles win again (see wide_rows_pay), but where
+// C goes to memory, which it then writes in order, a row's lines whole; two or four rows at a time, sharing them,
+// GCC 12 kept the accumulators of all but the first row in memory, stored on every k step.
 template <int kVecs>
 void rows_whole(const TileArgs& t) {
   const Mask full = lane_mask(kLanes), last = lane_mask(t.cols - (kVecs - 1) * kLanes);
