@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   ee55e7709f4b8924a30847cc8971fb919e8ec9abc1951fff82059f41e7ab3167  template cpu/dispatch.cpp.tpl
+//   c8a3568577035d3e69d5119ca0cd5846e055af400d9435f4a49a203111e36da8  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -315,18 +315,19 @@ bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ld
 // packed one k slice at a time into kStreamedAFloats on the stack, then each column strip's tile walks the slice of B
 // in place, fetching its rows ahead, in slices far deeper than direct_depth's shallow ones, which read and wrote C
 // once per 16 steps of k and made a call per strip and slice. Where B is larger than l2 and stays in
-// l3, and the tiles would not run deep slices already (direct_b_ahead). Medians of interleaved rounds on
-// an AMD Zen 4, one thread: 5x3072x768 1.25-1.60x faster, 11x3072x768 1.60-1.67x, 8x3072x768 1.33-1.47x, 8x1000x4096
-// 1.26-1.42x, 5x1000x4096 1.11-1.21x, 5x768x3072 1.01-1.04x; in tools/bench's harness, against oneDNN, 11x3072x768
-// 0.64-0.68 -> 1.04, 8x3072x768 0.64-0.72 -> 0.89, 8x1000x4096 0.91-0.96 -> 1.05. A stack buffer of 384 k steps did
-// about as well as all of K (8x3072x768 1.34x against 1.46x, the others within 0.05x). Not with B from memory
+// l3, the tiles would not run deep slices already (direct_b_ahead), and C has more than kShallowRows
+// rows. In tools/bench's harness, against oneDNN, one thread of an AMD Zen 4 (before -> after): 11x3072x768 0.64-0.68
+// -> 1.02-1.05, 11x768x3072 0.77 -> 0.97, 10x1000x4096 0.83-0.88 -> 1.05-1.15, 9x3072x768 0.97-1.01 -> 1.12-1.19,
+// 9x2048x2048 1.11-1.14 -> 1.42-1.45, 8x3072x768 0.64-0.83 -> 0.88-0.90, 8x1000x4096 0.84-0.89 -> 0.79-1.13 (B of
+// 16 MiB, where other libraries' calls between Strata's evict it), 7x1000x4096 0.91-0.93 -> 1.02-1.05, 7x3072x768
+// 0.84-0.87 -> 0.77-0.89. With at most kShallowRows rows, few FMAs per line of B wait on each row's misses, which the
+// shallow slices, reading each row of B along its length, leave to the hardware prefetchers: 3x3072x768 0.89 ->
+// 0.74, 4x3072x768 0.96-1.00 -> 0.79-0.81, 5x3072x768 0.86-0.87 -> 0.76, 6x3072x768 0.82-0.85 -> 0.77-0.79,
+// 5x1000x4096 0.88-0.91 -> 0.84-0.85 (tools/ab.sh, whose buffers lie differently, had 5x3072x768 1.25-1.60x faster:
+// the shallow slices there ran at half their speed in the harness). A stack buffer of 384 k steps did about as well
+// as all of K (8x3072x768 1.34x against 1.46x in tools/ab.sh, the others within 0.05x). Not with B from memory
 // (8x4096x25088 0.81x, 6x4096x4096 0.74x, 11x4096x4096 1.27x), nor for two rows of tiles (16x256x2304 0.88-0.96x,
-// 16x2304x768 0.96-0.99x), nor for at most kShallowRows rows: their few FMAs per line of B wait on each row's misses,
-// which the shallow slices, reading each row of B along its length, leave to the hardware prefetchers (in the
-// harness, against oneDNN: 3x3072x768 0.89 -> 0.74, 4x3072x768 0.96-1.00 -> 0.79-0.81, 5x3072x768 0.86-0.87 -> 0.76,
-// 6x3072x768 0.82-0.85 -> 0.77-0.79, 5x1000x4096 0.88-0.91 -> 0.84-0.85; past them 7x1000x4096 0.91-0.93 ->
-// 1.02-1.05, 9x3072x768 0.97-1.01 -> 1.12-1.19, 10x1000x4096 0.83-0.88 -> 1.05-1.15, 11x768x3072 0.77 -> 0.97,
-// 9x2048x2048 1.11-1.14 -> 1.42-1.45, 7x3072x768 0.84-0.87 -> 0.77-0.89).
+// 16x2304x768 0.96-0.99x).
 constexpr int64_t kStreamedAFloats = 4096;  // 16 KiB
 constexpr int64_t kShallowRows = 6;
 bool direct_streams_b(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
@@ -365,8 +366,9 @@ bool row_streams_pay(const Kernel& k, int64_t M, int64_t N, int64_t K, bool alon
 //    0.94x, 3x3072x768 0.72x on an AMD Zen 4). Where B's rows do not share a set and B stays well inside
 //    l3, the shallow slices cost more than they save: each slice is a call per strip and a pass over C.
 //    There they take slices of K1, each tile fetching B's rows ahead (see direct_b_ahead). Elsewhere in
-//    l3 a call on one thread, or a split-K task, streams B through packed A instead (see
-//    direct_streams_b); the shallow slices serve a B from memory, and two threads' share of the tiles.
+//    l3, more than kShallowRows rows on one thread, or in a split-K task, stream B through packed A
+//    instead (see direct_streams_b); the shallow slices serve fewer rows, a B from memory, and two threads' shares of
+//    the tiles.
 //    `ldb` is B's row stride; a plan, which has none, takes N.
 int64_t direct_depth(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
   const int64_t b_row_bytes = N * static_cast<int64_t>(sizeof(float));
@@ -1052,8 +1054,8 @@ void run_streamed(const Gemm& g, const Kernel& k, float* a, int64_t a_floats);  
 
 // All of C, on the calling thread, alone or as one of a split-K call's tasks: in row streams or whole rows where
 // those pay (see row_streams_pay and wide_rows_pay), over a streamed B where that pays (see direct_streams_b), else
-// each column of tiles of a row block is one strip. No tile
-// counts, and no divisions to get them: on the small problems this path serves, a division is a visible share.
+// each column of tiles of a row block is one strip. No tile counts, and no divisions to get them: on the small
+// problems this path serves, a division is a visible share.
 void direct_all(const Gemm& g, const Kernel& k, bool alone) {
   if (row_streams_pay(k, g.M, g.N, g.K, alone)) {
     row_streams_of(g, k, 0, g.N);
