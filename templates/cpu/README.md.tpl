@@ -153,6 +153,10 @@ status = {{PACKAGE}}_with_workspace(M, N, K, 1.0f, a, K, b, N, 0.0f, c, N, works
 A buffer smaller than `workspace_size` is refused with `{{PACKAGE_UPPER}}_WORKSPACE_TOO_SMALL`. Set the thread
 limit before asking for the size.
 
+Besides the workspace, a call uses up to about 20 KiB of stack on each thread that runs part of it (a few rows of
+C over a large `B` pack a slice of `A` there, 16 KiB; a few columns past the last whole vector copy their columns
+of `B` there, 8 KiB, never both at once): threads with very small stacks need at least that much to spare.
+
 ## Cross-compiling
 
 {{#TARGET_AARCH64}}The package ships a toolchain file for clang and lld on a Debian or Ubuntu x86-64 machine, `{{TOOLCHAIN_FILE}}`.
