@@ -1005,26 +1005,25 @@ void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, f
   const int64_t panels = cols / {{NR}}, tail = cols - panels * {{NR}};
   constexpr int64_t kRowsAhead = 4;
   constexpr int kGroupRows = 4;
+  // Rows [p, p + kRows) of B into every panel, the short last panel's columns one by one.
+  const auto copy_rows = [&](int64_t p, auto group) __attribute__((always_inline)) {
+    constexpr int kRows = decltype(group)::value;
+    const float* rows = b + p * ldb;
+    float* panel_rows = out + p * {{NR}};
+    for (int64_t j = 0; j < panels; ++j, rows += {{NR}}, panel_rows += depth * {{NR}})
+      for (int r = 0; r < kRows; ++r)
+        for (int v = 0; v < {{NV}}; ++v)
+          {{VSTORE}}(panel_rows + r * {{NR}} + v * kLanes, vload(rows + r * ldb + v * kLanes));
+    for (int r = 0; r < kRows; ++r)
+      for (int64_t j = 0; j < tail; ++j) panel_rows[r * {{NR}} + j] = rows[r * ldb + j];
+  };
   int64_t p = 0;
   for (; p + kGroupRows <= depth; p += kGroupRows) {
     for (int64_t r = p + kRowsAhead; r < p + kRowsAhead + kGroupRows && r < depth; ++r)
       prefetch_row_into_l2(b + r * ldb, cols);
-    const float* rows = b + p * ldb;
-    float* panel_rows = out + p * {{NR}};
-    for (int64_t j = 0; j < panels; ++j, rows += {{NR}}, panel_rows += depth * {{NR}})
-      for (int r = 0; r < kGroupRows; ++r)
-        for (int v = 0; v < {{NV}}; ++v)
-          {{VSTORE}}(panel_rows + r * {{NR}} + v * kLanes, vload(rows + r * ldb + v * kLanes));
-    for (int r = 0; r < kGroupRows; ++r)
-      for (int64_t j = 0; j < tail; ++j) panel_rows[r * {{NR}} + j] = rows[r * ldb + j];
+    copy_rows(p, std::integral_constant<int, kGroupRows>{});
   }
-  for (; p < depth; ++p) {
-    const float* row = b + p * ldb;
-    float* panel_row = out + p * {{NR}};
-    for (int64_t j = 0; j < panels; ++j, row += {{NR}}, panel_row += depth * {{NR}})
-      for (int v = 0; v < {{NV}}; ++v) {{VSTORE}}(panel_row + v * kLanes, vload(row + v * kLanes));
-    for (int64_t j = 0; j < tail; ++j) panel_row[j] = row[j];
-  }
+  for (; p < depth; ++p) copy_rows(p, std::integral_constant<int, 1>{});
 }
 
 }  // namespace {{PACKAGE}}_internal

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   c8a3568577035d3e69d5119ca0cd5846e055af400d9435f4a49a203111e36da8  template cpu/dispatch.cpp.tpl
+//   d993a8212ac6804adad29e3ee82bfc146fa403e0d12c0ae00fdb297aee7d7e43  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -108,6 +108,11 @@ constexpr int64_t kStreamABytes = 1048576;
 constexpr int32_t kMaxThreads = 256;
 constexpr size_t kAlign = 64;
 
+// The bytes of a rows x cols matrix of floats: B's (K x N) decides most of the paths below.
+constexpr int64_t matrix_bytes(int64_t rows, int64_t cols) {
+  return rows * cols * static_cast<int64_t>(sizeof(float));
+}
+
 // ---- Plans -------------------------------------------------------------------------------------------------------
 
 struct Plan {
@@ -173,11 +178,11 @@ bool rows_share_a_set(int64_t ld) {
 bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   if (N <= k.nr) return true;
   if (M <= k.mr) return M <= kDirectRows || k.nr > kVectorFloats;
-  const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
+  const int64_t b_bytes = matrix_bytes(K, N);
   if (M <= 2 * k.mr && k.nr > kVectorFloats && b_bytes <= kOuterBytes && !rows_share_a_set(K) && !rows_share_a_set(N))
     return true;
   if (b_bytes <= kDirectBytes && k.nr > kVectorFloats) return true;
-  return K <= k.k1 && M * K * static_cast<int64_t>(sizeof(float)) + b_bytes <= kDirectBytes;
+  return K <= k.k1 && matrix_bytes(M, K) + b_bytes <= kDirectBytes;
 }
 
 // ---- Workspace ---------------------------------------------------------------------------------------------------
@@ -307,7 +312,7 @@ int64_t streamed_depth(const Kernel& k, int64_t rows, int64_t K, int64_t a_float
 // tiles are thin (see the kernels' thin_tile_body), and with the fetches in their loop GCC 12 kept their accumulators
 // in memory (1x768x768 0.78x); nor for a B of 16 MiB (8x1000x4096: 0.86-0.91x in one run).
 bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
-  const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
+  const int64_t b_bytes = matrix_bytes(K, N);
   return M > 2 && M <= k.mr && N > k.nr && b_bytes > kDirectBytes && 2 * b_bytes <= kOuterBytes &&
          !rows_share_a_set(ldb);
 }
@@ -332,7 +337,7 @@ bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ld
 constexpr int64_t kStreamedAFloats = 4096;  // 16 KiB
 constexpr int64_t kShallowRows = 6;
 bool direct_streams_b(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
-  const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
+  const int64_t b_bytes = matrix_bytes(K, N);
   return M <= k.mr && M > kShallowRows && N > k.nr && b_bytes > kDirectBytes &&
          b_bytes <= kOuterBytes && !direct_b_ahead(k, M, N, K, ldb);
 }
@@ -348,7 +353,7 @@ bool direct_streams_b(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t 
 // 0.78-1.28x (5x3072x768 0.78x, 4x3072x768 1.28x) and against the deep slices of direct_b_ahead 0.8-1.0x. The model
 // prices those calls as tiles (direct_work takes `alone` false), which it does for every kernel.
 bool row_streams_pay(const Kernel& k, int64_t M, int64_t N, int64_t K, bool alone) {
-  const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
+  const int64_t b_bytes = matrix_bytes(K, N);
   return (M <= 2 || (alone && M <= kStreamRowsMax && b_bytes > kOuterBytes)) && N > k.nr && b_bytes > kDirectBytes;
 }
 
@@ -898,8 +903,8 @@ struct Gemm {
 constexpr int64_t kSplitKBytes = int64_t{256} << 10;
 
 bool split_k(int64_t M, int64_t N, int64_t K, const Kernel& k, int32_t threads) {
-  const int64_t bytes = static_cast<int64_t>(sizeof(float));
-  return threads > 1 && M <= k.mr && K * N * bytes > kDirectBytes && M * N * bytes <= kSplitKBytes && K >= 2 * k.k1;
+  return threads > 1 && M <= k.mr && matrix_bytes(K, N) > kDirectBytes && matrix_bytes(M, N) <= kSplitKBytes &&
+         K >= 2 * k.k1;
 }
 
 // The private copies of C, M x N each (rows N apart), one per task, 64-byte aligned.
@@ -962,11 +967,11 @@ constexpr int64_t kChunksPerThread = 8;
 // Whether a direct call's A comes from beyond l2: then the first strip of each row block, which reads its
 // rows of A from there (the block's later strips find them in l1), has its tiles fetch A ahead
 // (TileArgs::fetch_a_ahead, see the kernels' prefetch_a_rows). Where A is cached the fetches only cost time.
-bool a_from_beyond(const Gemm& g) { return g.M * g.K * static_cast<int64_t>(sizeof(float)) > kStreamABytes; }
+bool a_from_beyond(const Gemm& g) { return matrix_bytes(g.M, g.K) > kStreamABytes; }
 
 // Whether a direct call's C is larger than l2: then its tiles, however shallow, ask for their rows of C
 // before their k loops (TileArgs::c_from_beyond; see the kernels' tile_body).
-bool c_from_beyond(const Gemm& g) { return g.M * g.N * static_cast<int64_t>(sizeof(float)) > kStreamABytes; }
+bool c_from_beyond(const Gemm& g) { return matrix_bytes(g.M, g.N) > kStreamABytes; }
 
 // What a direct call's strips are told about where A, B and C come from (TileArgs' fetch flags), worked out once per
 // call (see a_from_beyond, direct_b_ahead and c_from_beyond).
@@ -1026,14 +1031,14 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 constexpr int64_t kWideFmas = 320;
 bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
   const int64_t vectors = strata_model::ceil_div(N, kVectorFloats);
-  const bool c_from_memory = M * N * static_cast<int64_t>(sizeof(float)) > kOuterBytes;
+  const bool c_from_memory = matrix_bytes(M, N) > kOuterBytes;
   return vectors <= kWideVectors && K <= kChains * vectors && (M * vectors * K <= kWideFmas || c_from_memory);
 }
 
 // Columns [j, j + cols) of a row-streams call.
 void row_streams_of(const Gemm& g, const Kernel& k, int64_t j, int64_t cols) {
   TileArgs args{g.K, g.A, g.lda, g.B + j, g.ldb, g.C + j, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(cols)};
-  args.b_rows_collide = rows_share_a_set(g.ldb) && g.K * g.N * static_cast<int64_t>(sizeof(float)) <= kOuterBytes;
+  args.b_rows_collide = rows_share_a_set(g.ldb) && matrix_bytes(g.K, g.N) <= kOuterBytes;
   k.row_streams(args);
 }
 
@@ -1090,7 +1095,7 @@ void direct_all(const Gemm& g, const Kernel& k, bool alone) {
 // Whether a direct call is a single register tile of k in a single k slice (see direct_depth and direct_block_rows):
 // then direct_all's loops would run once, and direct_single_tile runs that one strip instead.
 bool single_tile(const Gemm& g, const Kernel& k) {
-  return g.M <= k.mr && g.N <= k.nr && g.K * g.N * static_cast<int64_t>(sizeof(float)) <= kDirectBytes;
+  return g.M <= k.mr && g.N <= k.nr && matrix_bytes(g.K, g.N) <= kDirectBytes;
 }
 
 // direct_all's one strip for a single-tile call.
@@ -1200,7 +1205,7 @@ struct BlockJob {
 // (64x4096x4096: 0.97x).
 constexpr int64_t kStreamTiles = 12;
 bool stream_b(const Kernel& k, int64_t rows, int64_t N, int64_t K) {
-  const int64_t b_bytes = K * N * static_cast<int64_t>(sizeof(float));
+  const int64_t b_bytes = matrix_bytes(K, N);
   return rows <= std::min({kStreamTiles * k.mr, k.m1, k.m2}) && b_bytes <= kOuterBytes;
 }
 
@@ -1361,7 +1366,7 @@ void packed_task(void* context, int64_t index) {
   // l3 too, medians of interleaved rounds on an AMD Zen 4, one thread: 200x3072x768 1.03x faster,
   // 200x2304x768 1.03x, 200x768x3072 1.02x, 160x1000x4096 1.03x, 512x2304x768 1.01x, others 0.99-1.01x (512x3072x768
   // 0.99x); two threads 1.00-1.02x. An outer cache shared with other tenants keeps less of B than its size says.
-  const int64_t b_bytes = job.g->K * job.g->N * static_cast<int64_t>(sizeof(float));
+  const int64_t b_bytes = matrix_bytes(job.g->K, job.g->N);
   const bool fetches_next_b = b_bytes > kStreamABytes && g.M <= k.m2;
   for (int64_t p2 = 0; p2 < g.K; p2 += k.k2)
     for (int64_t i2 = 0; i2 < g.M; i2 += k.m2)

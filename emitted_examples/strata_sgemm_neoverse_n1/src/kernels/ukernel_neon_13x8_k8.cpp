@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   2332d6897274039c44876a4bc5b544764c47dad9bf4618b4d0491f1e6223fde3  template cpu/ukernel.cpp.tpl
+//   68bffd0210fca6fcfa156aa29475bddcab70d97751d86af0d6b43da195e059ca  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -2087,26 +2087,25 @@ void ukernel_neon_13x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int6
   const int64_t panels = cols / 8, tail = cols - panels * 8;
   constexpr int64_t kRowsAhead = 4;
   constexpr int kGroupRows = 4;
+  // Rows [p, p + kRows) of B into every panel, the short last panel's columns one by one.
+  const auto copy_rows = [&](int64_t p, auto group) __attribute__((always_inline)) {
+    constexpr int kRows = decltype(group)::value;
+    const float* rows = b + p * ldb;
+    float* panel_rows = out + p * 8;
+    for (int64_t j = 0; j < panels; ++j, rows += 8, panel_rows += depth * 8)
+      for (int r = 0; r < kRows; ++r)
+        for (int v = 0; v < 2; ++v)
+          vst1q_f32(panel_rows + r * 8 + v * kLanes, vload(rows + r * ldb + v * kLanes));
+    for (int r = 0; r < kRows; ++r)
+      for (int64_t j = 0; j < tail; ++j) panel_rows[r * 8 + j] = rows[r * ldb + j];
+  };
   int64_t p = 0;
   for (; p + kGroupRows <= depth; p += kGroupRows) {
     for (int64_t r = p + kRowsAhead; r < p + kRowsAhead + kGroupRows && r < depth; ++r)
       prefetch_row_into_l2(b + r * ldb, cols);
-    const float* rows = b + p * ldb;
-    float* panel_rows = out + p * 8;
-    for (int64_t j = 0; j < panels; ++j, rows += 8, panel_rows += depth * 8)
-      for (int r = 0; r < kGroupRows; ++r)
-        for (int v = 0; v < 2; ++v)
-          vst1q_f32(panel_rows + r * 8 + v * kLanes, vload(rows + r * ldb + v * kLanes));
-    for (int r = 0; r < kGroupRows; ++r)
-      for (int64_t j = 0; j < tail; ++j) panel_rows[r * 8 + j] = rows[r * ldb + j];
+    copy_rows(p, std::integral_constant<int, kGroupRows>{});
   }
-  for (; p < depth; ++p) {
-    const float* row = b + p * ldb;
-    float* panel_row = out + p * 8;
-    for (int64_t j = 0; j < panels; ++j, row += 8, panel_row += depth * 8)
-      for (int v = 0; v < 2; ++v) vst1q_f32(panel_row + v * kLanes, vload(row + v * kLanes));
-    for (int64_t j = 0; j < tail; ++j) panel_row[j] = row[j];
-  }
+  for (; p < depth; ++p) copy_rows(p, std::integral_constant<int, 1>{});
 }
 
 }  // namespace strata_sgemm_neoverse_n1_internal

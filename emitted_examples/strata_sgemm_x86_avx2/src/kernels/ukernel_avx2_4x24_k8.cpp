@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   2332d6897274039c44876a4bc5b544764c47dad9bf4618b4d0491f1e6223fde3  template cpu/ukernel.cpp.tpl
+//   68bffd0210fca6fcfa156aa29475bddcab70d97751d86af0d6b43da195e059ca  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 4 x 24 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 78.30 GFLOP/s (6.28e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -1146,26 +1146,25 @@ void ukernel_avx2_4x24_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int6
   const int64_t panels = cols / 24, tail = cols - panels * 24;
   constexpr int64_t kRowsAhead = 4;
   constexpr int kGroupRows = 4;
+  // Rows [p, p + kRows) of B into every panel, the short last panel's columns one by one.
+  const auto copy_rows = [&](int64_t p, auto group) __attribute__((always_inline)) {
+    constexpr int kRows = decltype(group)::value;
+    const float* rows = b + p * ldb;
+    float* panel_rows = out + p * 24;
+    for (int64_t j = 0; j < panels; ++j, rows += 24, panel_rows += depth * 24)
+      for (int r = 0; r < kRows; ++r)
+        for (int v = 0; v < 3; ++v)
+          _mm256_storeu_ps(panel_rows + r * 24 + v * kLanes, vload(rows + r * ldb + v * kLanes));
+    for (int r = 0; r < kRows; ++r)
+      for (int64_t j = 0; j < tail; ++j) panel_rows[r * 24 + j] = rows[r * ldb + j];
+  };
   int64_t p = 0;
   for (; p + kGroupRows <= depth; p += kGroupRows) {
     for (int64_t r = p + kRowsAhead; r < p + kRowsAhead + kGroupRows && r < depth; ++r)
       prefetch_row_into_l2(b + r * ldb, cols);
-    const float* rows = b + p * ldb;
-    float* panel_rows = out + p * 24;
-    for (int64_t j = 0; j < panels; ++j, rows += 24, panel_rows += depth * 24)
-      for (int r = 0; r < kGroupRows; ++r)
-        for (int v = 0; v < 3; ++v)
-          _mm256_storeu_ps(panel_rows + r * 24 + v * kLanes, vload(rows + r * ldb + v * kLanes));
-    for (int r = 0; r < kGroupRows; ++r)
-      for (int64_t j = 0; j < tail; ++j) panel_rows[r * 24 + j] = rows[r * ldb + j];
+    copy_rows(p, std::integral_constant<int, kGroupRows>{});
   }
-  for (; p < depth; ++p) {
-    const float* row = b + p * ldb;
-    float* panel_row = out + p * 24;
-    for (int64_t j = 0; j < panels; ++j, row += 24, panel_row += depth * 24)
-      for (int v = 0; v < 3; ++v) _mm256_storeu_ps(panel_row + v * kLanes, vload(row + v * kLanes));
-    for (int64_t j = 0; j < tail; ++j) panel_row[j] = row[j];
-  }
+  for (; p < depth; ++p) copy_rows(p, std::integral_constant<int, 1>{});
 }
 
 }  // namespace strata_sgemm_x86_avx2_internal

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   2332d6897274039c44876a4bc5b544764c47dad9bf4618b4d0491f1e6223fde3  template cpu/ukernel.cpp.tpl
+//   68bffd0210fca6fcfa156aa29475bddcab70d97751d86af0d6b43da195e059ca  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -1234,26 +1234,25 @@ void ukernel_avx512_11x32_k4_pack_b(const float* b, int64_t ldb, int64_t cols, i
   const int64_t panels = cols / 32, tail = cols - panels * 32;
   constexpr int64_t kRowsAhead = 4;
   constexpr int kGroupRows = 4;
+  // Rows [p, p + kRows) of B into every panel, the short last panel's columns one by one.
+  const auto copy_rows = [&](int64_t p, auto group) __attribute__((always_inline)) {
+    constexpr int kRows = decltype(group)::value;
+    const float* rows = b + p * ldb;
+    float* panel_rows = out + p * 32;
+    for (int64_t j = 0; j < panels; ++j, rows += 32, panel_rows += depth * 32)
+      for (int r = 0; r < kRows; ++r)
+        for (int v = 0; v < 2; ++v)
+          _mm512_storeu_ps(panel_rows + r * 32 + v * kLanes, vload(rows + r * ldb + v * kLanes));
+    for (int r = 0; r < kRows; ++r)
+      for (int64_t j = 0; j < tail; ++j) panel_rows[r * 32 + j] = rows[r * ldb + j];
+  };
   int64_t p = 0;
   for (; p + kGroupRows <= depth; p += kGroupRows) {
     for (int64_t r = p + kRowsAhead; r < p + kRowsAhead + kGroupRows && r < depth; ++r)
       prefetch_row_into_l2(b + r * ldb, cols);
-    const float* rows = b + p * ldb;
-    float* panel_rows = out + p * 32;
-    for (int64_t j = 0; j < panels; ++j, rows += 32, panel_rows += depth * 32)
-      for (int r = 0; r < kGroupRows; ++r)
-        for (int v = 0; v < 2; ++v)
-          _mm512_storeu_ps(panel_rows + r * 32 + v * kLanes, vload(rows + r * ldb + v * kLanes));
-    for (int r = 0; r < kGroupRows; ++r)
-      for (int64_t j = 0; j < tail; ++j) panel_rows[r * 32 + j] = rows[r * ldb + j];
+    copy_rows(p, std::integral_constant<int, kGroupRows>{});
   }
-  for (; p < depth; ++p) {
-    const float* row = b + p * ldb;
-    float* panel_row = out + p * 32;
-    for (int64_t j = 0; j < panels; ++j, row += 32, panel_row += depth * 32)
-      for (int v = 0; v < 2; ++v) _mm512_storeu_ps(panel_row + v * kLanes, vload(row + v * kLanes));
-    for (int64_t j = 0; j < tail; ++j) panel_row[j] = row[j];
-  }
+  for (; p < depth; ++p) copy_rows(p, std::integral_constant<int, 1>{});
 }
 
 }  // namespace strata_sgemm_zen4_avx512_internal
