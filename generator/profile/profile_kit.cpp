@@ -232,6 +232,7 @@ ProfileKit render_profile_kit(const KitInputs& in, TemplateRenderer& renderer) {
     dict.SetValue("PACKAGE", kPackage);
     dict.SetValue("PACKAGE_UPPER", kPackageUpper);
     dict.SetIntValue("FMA_CHAINS", arch.isa.fma_chains());
+    dict.SetIntValue("VECTOR_REGISTERS", arch.isa.vector_registers);
     const std::string body = renderer.render("cpu/internal.h.tpl", dict);
     kit.files["src/internal.h"] = header(KitComment::cpp, {"cpu/internal.h.tpl"}) + body;
   }

@@ -69,6 +69,20 @@ constexpr int kStreamRowsMax = 5;
 // wide_rows_pay in the dispatcher).
 constexpr int kWideVectors = 8;
 
+// The ISA's vector registers, from the descriptor.
+constexpr int kVectorRegisters = {{VECTOR_REGISTERS}};
+
+// Whether a wide-rows call holds all of B, `depth` rows of `vectors` vectors, in registers (see rows_held in the
+// kernels), next to a row's accumulators and kHeldSpare more: the broadcast element of A, alpha, beta, C's loaded
+// vector and AVX2's two masks (vectors there). With fewer spare, GCC 12 spilled B in the AVX2 kernels. No deeper than
+// kHeldDepth, which bounds the instantiations.
+constexpr int64_t kHeldDepth = 16;
+constexpr int64_t kHeldSpare = 6;
+constexpr bool b_held(int64_t vectors, int64_t depth) {
+  return vectors >= 1 && vectors <= kWideVectors && depth >= 1 && depth <= kHeldDepth &&
+         vectors * (depth + 1) + kHeldSpare <= kVectorRegisters;
+}
+
 using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into
 // NR-wide micro-panels, in the layouts the packed micro-kernel reads.

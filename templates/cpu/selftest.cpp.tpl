@@ -653,6 +653,15 @@ void CheckShapes(Tally& tally) {
     // on them is most of the full run's time.
     shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);
   }
+  // Every width of a wide-rows call (see wide_rows_pay in dispatch.cpp), its last vector short, 37 rows deep, at the
+  // deepest k for which the kernels hold all of B in registers (b_held in internal.h: its vectors, one accumulator
+  // per vector and six more in {{VECTOR_REGISTERS}} registers, at most 16 deep) and one step deeper, where they load
+  // B again for every row.
+  for (int64_t vectors = 1; vectors <= 8; ++vectors) {
+    const int64_t held = std::min<int64_t>(16, ({{VECTOR_REGISTERS}} - 6) / vectors - 1);
+    for (int64_t depth : {held, held + 1})
+      if (depth >= 1) shapes[Shape{37, vectors * {{VECTOR_FLOATS}} - 3, depth}].assign(slots, true);
+  }
 
   uint64_t shape_index = 0;
   for (const auto& entry : shapes) {

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   aa7c16e53c649f18f73179880cb589c1ba1f618c90e680c59590c786e8a51040  template cpu/internal.h.tpl
+//   a65517784610633e1bddacbc28fa6cc51a5092607e4bbe5c5c910f6fb7e938fc  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -76,6 +76,20 @@ constexpr int kStreamRowsMax = 5;
 // The most vectors of C a direct call runs a row at a time across its whole width (see rows_whole in the kernels and
 // wide_rows_pay in the dispatcher).
 constexpr int kWideVectors = 8;
+
+// The ISA's vector registers, from the descriptor.
+constexpr int kVectorRegisters = 32;
+
+// Whether a wide-rows call holds all of B, `depth` rows of `vectors` vectors, in registers (see rows_held in the
+// kernels), next to a row's accumulators and kHeldSpare more: the broadcast element of A, alpha, beta, C's loaded
+// vector and AVX2's two masks (vectors there). With fewer spare, GCC 12 spilled B in the AVX2 kernels. No deeper than
+// kHeldDepth, which bounds the instantiations.
+constexpr int64_t kHeldDepth = 16;
+constexpr int64_t kHeldSpare = 6;
+constexpr bool b_held(int64_t vectors, int64_t depth) {
+  return vectors >= 1 && vectors <= kWideVectors && depth >= 1 && depth <= kHeldDepth &&
+         vectors * (depth + 1) + kHeldSpare <= kVectorRegisters;
+}
 
 using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   68bffd0210fca6fcfa156aa29475bddcab70d97751d86af0d6b43da195e059ca  template cpu/ukernel.cpp.tpl
+//   339739bfa2a6f41e1b5273e7ff5b9beb85aede07d2d31530c31b41ef879821e7  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -834,7 +834,6 @@ void direct_strip(const TileArgs& t) {
 // AVX2 descriptor's tiles 1.19-1.34x on the first three.
 constexpr int kDotColumns = 4;  // at most this many columns past the last whole vector go along k
 constexpr int64_t kDotDepth = 512;
-constexpr int kVectorRegisters = 32;
 
 // A horizontal sum's cost in FMA slots: the shuffle-and-add steps that fold kLanes lanes to one, and the store.
 constexpr int64_t kSumCost = kLanes == 16 ? 6 : kLanes == 8 ? 5 : 3;
@@ -1111,6 +1110,57 @@ void rows_whole(const TileArgs& t) {
 constexpr auto kRowsWholeFns = table_by_columns([](auto n) { return &rows_whole<decltype(n)::value>; },
                                                 std::make_integer_sequence<int, kWideVectors>{});
 
+// rows_whole with all of B (kDepth rows of kVecs vectors, see b_held) loaded into registers once, before the rows:
+// each row then loads only its kDepth elements of A and stores its kVecs vectors. rows_whole loads B again for every
+// row, and a core that loads a 512-bit vector per cycle (an AMD Zen 4) waited on those loads, not on the FMAs: 31x33x3
+// took 16 cycles a row there, 9 with B held (one per FMA).
+template <int kVecs, int kDepth>
+void rows_held(const TileArgs& t) {
+  const Mask full = lane_mask(kLanes), last = lane_mask(t.cols - (kVecs - 1) * kLanes);
+  Vec b[kDepth][kVecs];
+  unrolled<kDepth>([&](int p) {
+    unrolled<kVecs>([&](int v) {
+      const float* const row = t.b + p * t.ldb + v * kLanes;
+      b[p][v] = v == kVecs - 1 ? vload_masked(row, last) : vload(row);
+    });
+  });
+  // Copied out of t, as in rows_whole.
+  float* c = t.c;
+  const float* a = t.a;
+  const int64_t lda = t.lda, ldc = t.ldc, rows = t.rows;
+  const float alpha = t.alpha, beta = t.beta;
+  with_epilogue(alpha, beta, [&](auto mode) __attribute__((always_inline)) {
+    for (int64_t i = 0; i < rows; ++i, a += lda, c += ldc) {
+      Vec acc[kVecs];
+      unrolled<kVecs>([&](int v) { acc[v] = vzero(); });
+      unrolled<kDepth>([&](int p) {
+        const Vec x = vbroadcast(a + p);
+        unrolled<kVecs>([&](int v) { acc[v] = vfma(x, b[p][v], acc[v]); });
+      });
+      store_row<decltype(mode)::value, kVecs>(c, acc, vset1(alpha), vset1(beta), full, last);
+    }
+  });
+}
+
+// rows_held<kVecs, kDepth>, or none where B does not fit (b_held): instantiated only where it does.
+template <int kVecs, int kDepth>
+constexpr TileFn held_fn() {
+  if constexpr (b_held(kVecs, kDepth))
+    return &rows_held<kVecs, kDepth>;
+  else
+    return nullptr;
+}
+template <int kVecs, int... kDepth>
+constexpr std::array<TileFn, sizeof...(kDepth)> held_by_depth(std::integer_sequence<int, kDepth...>) {
+  return {held_fn<kVecs, kDepth + 1>()...};
+}
+template <int... kVec>
+constexpr std::array<std::array<TileFn, kHeldDepth>, sizeof...(kVec)> held_table(std::integer_sequence<int, kVec...>) {
+  return {held_by_depth<kVec + 1>(std::make_integer_sequence<int, kHeldDepth>{})...};
+}
+// By vectors less one, then depth less one.
+constexpr auto kRowsHeldFns = held_table(std::make_integer_sequence<int, kWideVectors>{});
+
 // A packed or streamed call: one register tile, its exact size.
 template <Operands kOps>
 void one_tile(const TileArgs& args) {
@@ -1140,7 +1190,12 @@ void ukernel_avx512_11x32_k4_row_streams(const TileArgs& args) {
 // At most kWideVectors vectors of columns (the dispatcher's wide_rows_pay).
 void ukernel_avx512_11x32_k4_wide_rows(const TileArgs& args) {
   if (args.rows <= 0 || args.cols <= 0 || args.cols > kWideVectors * kLanes) return;
-  kRowsWholeFns[(args.cols + kLanes - 1) / kLanes - 1](args);
+  const int vectors = (args.cols + kLanes - 1) / kLanes;
+  if (b_held(vectors, args.k)) {
+    kRowsHeldFns[vectors - 1][args.k - 1](args);
+    return;
+  }
+  kRowsWholeFns[vectors - 1](args);
 }
 
 void ukernel_avx512_11x32_k4_direct(const TileArgs& args) {
