@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   e778b8d2311999d6447664365790a1cee33ac3a7304c493d2151a686de33d48e  template cpu/dispatch.cpp.tpl
+//   ec76c87c7de6a3aa2c13a78d640ab88a4f9dd201d0eaa7d35337089c56f62248  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -612,7 +612,7 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts
 }
 
 // Remembers the last plans per calling thread: repeated shapes (the common case in a model's layers) skip the
-// model entirely. The entry that answered last is tried first, inline (see choose_plan).
+// model entirely. A copy of the entry that answered last is tried first, inline (see choose_plan).
 struct PlanCache {
   struct Entry {
     int64_t m, n, k;
@@ -623,11 +623,15 @@ struct PlanCache {
     }
   };
   static constexpr int kEntries = 16;
+  // The entry that answered last, copied to a fixed place: its fields are then a constant offset from the thread's
+  // storage, one load each, where entries[last] needed the index and the storage's address loaded first (that
+  // chain was a sixth of a 1x1x1 call on an AMD Zen 4).
+  Entry front;
   Entry entries[kEntries];
-  int used, next, last;
+  int used, next;
 };
-// No initialisers: a thread_local that is all zeros at first needs no guard on every access. Entry 0, tried first
-// while the cache is empty, matches no call: its thread count is 0, and a call asks for at least 1.
+// No initialisers: a thread_local that is all zeros at first needs no guard on every access. The front entry, tried
+// first, matches no call while the cache is empty: its thread count is 0, and a call asks for at least 1.
 thread_local PlanCache t_plans;
 
 const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
@@ -635,8 +639,8 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
   for (int i = 0; i < cache.used; ++i) {
     const PlanCache::Entry& e = cache.entries[i];
     if (e.matches(M, N, K, max_threads, forced)) {
-      cache.last = i;
-      return e.plan;
+      cache.front = e;
+      return cache.front.plan;
     }
   }
   const ThreadCounts counts = thread_counts(max_threads);
@@ -653,10 +657,10 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
   if (best.packed && best.threads > 1)
     best.row_shares = row_shares_for(kKernels[best.kernel], M, N, K, best.threads);
   cache.entries[cache.next] = PlanCache::Entry{M, N, K, max_threads, forced, best};
-  cache.last = cache.next;
+  cache.front = cache.entries[cache.next];
   cache.next = (cache.next + 1) % PlanCache::kEntries;
   cache.used = std::min(cache.used + 1, PlanCache::kEntries);
-  return cache.entries[cache.last].plan;
+  return cache.front.plan;
 }
 
 // The plan for a call, as a reference into the calling thread's cache: valid until the thread plans again, so a call
@@ -664,8 +668,8 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
 // reference rather than a copy: GCC copied the entry out of thread-local storage with `rep movs`, a tenth of a tiny
 // call.
 inline const Plan& choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
-  const PlanCache::Entry& last = t_plans.entries[t_plans.last];
-  if (last.matches(M, N, K, max_threads, forced)) return last.plan;
+  const PlanCache::Entry& front = t_plans.front;
+  if (front.matches(M, N, K, max_threads, forced)) return front.plan;
   return choose_plan_slow(M, N, K, max_threads, forced);
 }
 
