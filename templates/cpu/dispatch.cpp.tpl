@@ -1017,13 +1017,17 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 // Zen 4: 169343x121x16 1.11-1.12x faster, 169343x64x16 1.06x; with C in {{OUTER_CACHE}} the tiles won, 19717x121x16
 // 0.91x, 2708x64x16 0.62x).
 // Where all of B fits in the vector registers (b_held), the kernels hold it there (see rows_held) and a row costs its
-// FMAs and its stores, whatever M: no tiles' loads of B to share, and no edge strip. Against the tiles or rows_whole,
+// FMAs and its stores, whatever M: no tiles' loads of B to share, and no edge strip. Not for a single column, which
+// the kernels' direct path runs along k (see dot_rows), a row in a few FMAs and one horizontal sum, where here it took
+// K FMAs (33x1x13: 1.8x slower), nor for the few columns it runs along m (see along_m_pays: 2708x2x16 1.6x slower,
+// 1000x3x16 1.35x). Against the tiles or rows_whole,
 // on one thread of that Zen 4 (the package alone, then tools/bench's harness against oneDNN): 31x33x3 1.79x faster,
 // 100x33x3 1.74x, 17x64x3 1.62x, 13x33x1 1.19x, 64x31x1 and 17x31x1 within noise; 169343x16x16 1.03-1.12 -> 1.37-1.45.
 constexpr int64_t kWideFmas = 320;
 bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
   const int64_t vectors = strata_model::ceil_div(N, kVectorFloats);
-  if (b_held(vectors, K)) return true;
+  const bool along_m = 2 * N <= kVectorFloats && 2 * M >= kVectorFloats && K >= kVectorFloats;
+  if (N > 1 && !along_m && b_held(vectors, K)) return true;
   const bool c_from_memory = matrix_bytes(M, N) > kOuterBytes;
   return vectors <= kWideVectors && K <= kChains * vectors && (M * vectors * K <= kWideFmas || c_from_memory);
 }

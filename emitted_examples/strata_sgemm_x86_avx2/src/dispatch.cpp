@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   ec76c87c7de6a3aa2c13a78d640ab88a4f9dd201d0eaa7d35337089c56f62248  template cpu/dispatch.cpp.tpl
+//   037437b93f6a51ad6359787d5e41289e629d34591492bfd910547a51faf9f8a3  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -1034,13 +1034,17 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 // Zen 4: 169343x121x16 1.11-1.12x faster, 169343x64x16 1.06x; with C in l3 the tiles won, 19717x121x16
 // 0.91x, 2708x64x16 0.62x).
 // Where all of B fits in the vector registers (b_held), the kernels hold it there (see rows_held) and a row costs its
-// FMAs and its stores, whatever M: no tiles' loads of B to share, and no edge strip. Against the tiles or rows_whole,
+// FMAs and its stores, whatever M: no tiles' loads of B to share, and no edge strip. Not for a single column, which
+// the kernels' direct path runs along k (see dot_rows), a row in a few FMAs and one horizontal sum, where here it took
+// K FMAs (33x1x13: 1.8x slower), nor for the few columns it runs along m (see along_m_pays: 2708x2x16 1.6x slower,
+// 1000x3x16 1.35x). Against the tiles or rows_whole,
 // on one thread of that Zen 4 (the package alone, then tools/bench's harness against oneDNN): 31x33x3 1.79x faster,
 // 100x33x3 1.74x, 17x64x3 1.62x, 13x33x1 1.19x, 64x31x1 and 17x31x1 within noise; 169343x16x16 1.03-1.12 -> 1.37-1.45.
 constexpr int64_t kWideFmas = 320;
 bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
   const int64_t vectors = strata_model::ceil_div(N, kVectorFloats);
-  if (b_held(vectors, K)) return true;
+  const bool along_m = 2 * N <= kVectorFloats && 2 * M >= kVectorFloats && K >= kVectorFloats;
+  if (N > 1 && !along_m && b_held(vectors, K)) return true;
   const bool c_from_memory = matrix_bytes(M, N) > kOuterBytes;
   return vectors <= kWideVectors && K <= kChains * vectors && (M * vectors * K <= kWideFmas || c_from_memory);
 }
