@@ -1024,10 +1024,17 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 // on one thread of that Zen 4 (the package alone, then tools/bench's harness against oneDNN): 31x33x3 1.79x faster,
 // 100x33x3 1.74x, 17x64x3 1.62x, 13x33x1 1.19x, 64x31x1 and 17x31x1 within noise; 169343x16x16 1.03-1.12 -> 1.37-1.45.
 constexpr int64_t kWideFmas = 320;
+// Where B is too wide for the registers but a column strip of it fits (b_held for one vector), the kernels hold one
+// strip at a time (see held_strips in the kernels), and walk all of C's rows for each: only where A stays in
+// {{DIRECT_CACHE}} from one strip to the next, and C, which each strip writes a strip's width of per row, stays there
+// too (see TileArgs::fetch_a_ahead and c_from_beyond, which tell the kernels).
+bool held_strips(int64_t M, int64_t N, int64_t K) {
+  return M * held_width(K) >= kChains && matrix_bytes(M, K) <= kStreamABytes && matrix_bytes(M, N) <= kStreamABytes;
+}
 bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
   const int64_t vectors = strata_model::ceil_div(N, kVectorFloats);
   const bool along_m = 2 * N <= kVectorFloats && 2 * M >= kVectorFloats && K >= kVectorFloats;
-  if (N > 1 && !along_m && b_held(vectors, K)) return true;
+  if (N > 1 && !along_m && (b_held(vectors, K) || held_strips(M, N, K))) return true;
   const bool c_from_memory = matrix_bytes(M, N) > kOuterBytes;
   return vectors <= kWideVectors && K <= kChains * vectors && (M * vectors * K <= kWideFmas || c_from_memory);
 }
@@ -1065,7 +1072,10 @@ void direct_all(const Gemm& g, const Kernel& k, bool alone) {
     return;
   }
   if (wide_rows_pay(g.M, g.N, g.K)) {
-    k.wide_rows(TileArgs{g.K, g.A, g.lda, g.B, g.ldb, g.C, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(g.N)});
+    TileArgs args{g.K, g.A, g.lda, g.B, g.ldb, g.C, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(g.N)};
+    args.fetch_a_ahead = a_from_beyond(g);
+    args.c_from_beyond = c_from_beyond(g);
+    k.wide_rows(args);
     return;
   }
   if (direct_streams_b(k, g.M, g.N, g.K, g.ldb)) {

@@ -83,6 +83,15 @@ constexpr bool b_held(int64_t vectors, int64_t depth) {
          vectors * (depth + 1) + kHeldSpare <= kVectorRegisters;
 }
 
+// The most vectors of B's columns held at once at `depth` (see b_held), 0 for none: the width of a held strip (see
+// held_strips in the kernels), which runs every row of C over it. Its rows' accumulators are its FMA chains, so it
+// takes at least kChains of them (rows times this width) to keep the FMA pipes busy.
+constexpr int64_t held_width(int64_t depth) {
+  int64_t vectors = 0;
+  while (vectors < kWideVectors && b_held(vectors + 1, depth)) ++vectors;
+  return vectors;
+}
+
 using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into
 // NR-wide micro-panels, in the layouts the packed micro-kernel reads.

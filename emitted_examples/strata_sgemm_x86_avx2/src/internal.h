@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   a65517784610633e1bddacbc28fa6cc51a5092607e4bbe5c5c910f6fb7e938fc  template cpu/internal.h.tpl
+//   8fd9bdd80deda24f9ec0addaba7150ac1ab67ebce54351a40eb9d46d023623ab  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -89,6 +89,15 @@ constexpr int64_t kHeldSpare = 6;
 constexpr bool b_held(int64_t vectors, int64_t depth) {
   return vectors >= 1 && vectors <= kWideVectors && depth >= 1 && depth <= kHeldDepth &&
          vectors * (depth + 1) + kHeldSpare <= kVectorRegisters;
+}
+
+// The most vectors of B's columns held at once at `depth` (see b_held), 0 for none: the width of a held strip (see
+// held_strips in the kernels), which runs every row of C over it. Its rows' accumulators are its FMA chains, so it
+// takes at least kChains of them (rows times this width) to keep the FMA pipes busy.
+constexpr int64_t held_width(int64_t depth) {
+  int64_t vectors = 0;
+  while (vectors < kWideVectors && b_held(vectors + 1, depth)) ++vectors;
+  return vectors;
 }
 
 using TileFn = void (*)(const TileArgs& args);
