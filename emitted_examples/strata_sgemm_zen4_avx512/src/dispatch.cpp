@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   bc0382a867f192382f0239e1c22a60b036b4aa9382fda99054901a0a96d72706  template cpu/dispatch.cpp.tpl
+//   6052897a5595e6781112848c54504075f5ef29994092576bcc481648889ddca6  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -1019,6 +1019,14 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
   }
 }
 
+// Whether a direct call whose B is too wide for the registers runs in held strips (see held_strips in the kernels):
+// where a column strip of B fits in them at this depth (held_width), with rows enough for the FMA chains, and A and C
+// stay in l2: each strip reads all of A again and writes a strip's width of every row of C (the kernels
+// see those two as TileArgs::fetch_a_ahead and c_from_beyond).
+bool held_strips_pay(int64_t M, int64_t N, int64_t K) {
+  return M * held_width(K) >= kChains && matrix_bytes(M, K) <= kStreamABytes && matrix_bytes(M, N) <= kStreamABytes;
+}
+
 // Whether a direct call runs each row of C across its whole width at once (see the kernels' rows_whole): C at most
 // kWideVectors vectors wide, k at most kChains steps per vector (each of a row's accumulators is a chain of k FMAs,
 // and a row of few vectors over a deeper k waited on them: 13x13x13 0.84x), and at most kWideFmas vector FMAs in
@@ -1032,25 +1040,19 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 // lines whole, where strips of tiles wrote every row of a row block a strip's width at a time (one thread of that
 // Zen 4: 169343x121x16 1.11-1.12x faster, 169343x64x16 1.06x; with C in l3 the tiles won, 19717x121x16
 // 0.91x, 2708x64x16 0.62x).
-// Where all of B fits in the vector registers (b_held), the kernels hold it there (see rows_held) and a row costs its
-// FMAs and its stores, whatever M: no tiles' loads of B to share, and no edge strip. Not for a single column, which
-// the kernels' direct path runs along k (see dot_rows), a row in a few FMAs and one horizontal sum, where here it took
-// K FMAs (33x1x13: 1.8x slower), nor for the few columns it runs along m (see along_m_pays: 2708x2x16 1.6x slower,
-// 1000x3x16 1.35x). Against the tiles or rows_whole,
-// on one thread of that Zen 4 (the package alone, then tools/bench's harness against oneDNN): 31x33x3 1.79x faster,
-// 100x33x3 1.74x, 17x64x3 1.62x, 13x33x1 1.19x, 64x31x1 and 17x31x1 within noise; 169343x16x16 1.03-1.12 -> 1.37-1.45.
+// Ahead of all that: where all of B fits in the vector registers (b_held), the kernels hold it there (see rows_held)
+// and a row costs its FMAs and its stores, whatever M: no tiles' loads of B to share, and no edge strip; where only a
+// column strip of B fits, they hold one strip at a time (see held_strips_pay). Not for a single column, which the
+// kernels' direct path runs along k (see dot_rows), a row in a few FMAs and one horizontal sum, where here it took K
+// FMAs (33x1x13: 1.8x slower), nor for the few columns it runs along m (see along_m_pays: 2708x2x16 1.6x slower,
+// 1000x3x16 1.35x). B held against the tiles or rows_whole, one thread of that Zen 4 (the package alone, then
+// tools/bench's harness against oneDNN): 31x33x3 1.79x faster, 100x33x3 1.74x, 17x64x3 1.62x, 13x33x1 1.19x,
+// 64x31x1 and 17x31x1 within noise; 169343x16x16 1.03-1.12 -> 1.37-1.45.
 constexpr int64_t kWideFmas = 320;
-// Where B is too wide for the registers but a column strip of it fits (b_held for one vector), the kernels hold one
-// strip at a time (see held_strips in the kernels), and walk all of C's rows for each: only where A stays in
-// l2 from one strip to the next, and C, which each strip writes a strip's width of per row, stays there
-// too (see TileArgs::fetch_a_ahead and c_from_beyond, which tell the kernels).
-bool held_strips(int64_t M, int64_t N, int64_t K) {
-  return M * held_width(K) >= kChains && matrix_bytes(M, K) <= kStreamABytes && matrix_bytes(M, N) <= kStreamABytes;
-}
 bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
   const int64_t vectors = strata_model::ceil_div(N, kVectorFloats);
   const bool along_m = 2 * N <= kVectorFloats && 2 * M >= kVectorFloats && K >= kVectorFloats;
-  if (N > 1 && !along_m && (b_held(vectors, K) || held_strips(M, N, K))) return true;
+  if (N > 1 && !along_m && (b_held(vectors, K) || held_strips_pay(M, N, K))) return true;
   const bool c_from_memory = matrix_bytes(M, N) > kOuterBytes;
   return vectors <= kWideVectors && K <= kChains * vectors && (M * vectors * K <= kWideFmas || c_from_memory);
 }

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   8fd9bdd80deda24f9ec0addaba7150ac1ab67ebce54351a40eb9d46d023623ab  template cpu/internal.h.tpl
+//   471c4858a3e6e9cd7358b1451dba709ed0e23db1c1f62b1cb30fcc672e73c56e  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -35,14 +35,15 @@ struct TileArgs {
   float beta;
   int64_t rows;
   int32_t cols;
-  // Direct only: the strip's rows of A are not in the cache its tiles run from (the dispatcher's kStreamABytes), so
-  // each full tile fetches the next tile's rows of A during its own k loop.
+  // Direct and wide rows only: the strip's rows of A are not in the cache its tiles run from (the dispatcher's
+  // kStreamABytes), so each full tile fetches the next tile's rows of A during its own k loop, and wide rows do not
+  // read A once per held strip.
   bool fetch_a_ahead = false;
   // Direct only: A's rows go on below the strip's (the next row block's), so the strip's last full tile fetches
   // those ahead as well.
   bool a_continues = false;
-  // Direct only: C is larger than the cache A streams through (the dispatcher's kStreamABytes), so even a shallow
-  // tile asks for its rows of C before its k loop.
+  // Direct and wide rows only: C is larger than the cache A streams through (the dispatcher's kStreamABytes), so even
+  // a shallow tile asks for its rows of C before its k loop, and wide rows write each row whole, not in held strips.
   bool c_from_beyond = false;
   // Packed only: rows of the B block the thread packs next (next_rows rows of next_cols floats, next_ldb apart) to
   // ask into L2 during the k loop, one row per unrolled step (see the kernels' fetch_next_b); none when next_rows is 0.
