@@ -60,6 +60,8 @@ constexpr int64_t kSplitBytes = int64_t{16} << 10;
 // thin_sets() sets of them (see thin_tile_body in the kernels); the dispatcher's direct_work prices its k steps by the
 // chains it runs.
 constexpr int kChains = {{FMA_CHAINS}};
+// The vector FMAs a core starts per cycle, from the descriptor (see the kernels' tile_body).
+constexpr int kFmaPipes = {{FMA_PIPES}};
 constexpr int thin_sets(int rows, int vectors) { return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors); }
 
 // The most rows of C a direct call reads B for in row streams (see row_streams in the kernels and row_streams_pay in

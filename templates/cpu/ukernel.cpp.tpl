@@ -447,8 +447,12 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
 {{#MEMORY_BROADCAST}}  // A direct tile more than one vector wide takes the single-step loop below: its A rows and B rows lie lda and ldb
   // apart, so an unrolled step needs an address register per row of A and per unrolled row of B, more than x86-64
   // has, and GCC kept the offsets on the stack and reloaded them in the loop (9x48 direct tile, K = 100: 1.16x
-  // faster without unrolling; 2708x64x16 1.24x). A one-vector tile is bound by its loads either way, and lost 3-8%.
-  for (; (kPackedA || kVecs == 1) && p + {{KU}} <= depth; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
+  // faster without unrolling; 2708x64x16 1.24x). So does a one-vector tile on a core that starts one vector FMA per
+  // cycle, where the single step's bookkeeping fits beside its FMAs and the unrolled loop's reloads did not (one
+  // thread of an AMD Zen 4, 512-bit FMAs on one pipe: 13x13x13 1.24x faster, 31x13x64 1.10x, 19717x16x64 1.08x,
+  // 64x16x64 1.08x, 7x13x64 1.08x, 2708x16x128 1.06x); with two pipes it lost 3-8% (a Cascade Lake Xeon).
+  constexpr bool kUnrolled = kPackedA || (kVecs == 1 && kFmaPipes > 1);
+  for (; kUnrolled && p + {{KU}} <= depth; p += {{KU}}, a += {{KU}} * a_cs, b += {{KU}} * b_rs) {
     if constexpr (kPackedA)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
     fetch_a_ahead<kRows, kAheadRows, {{KU}}>(t, p);

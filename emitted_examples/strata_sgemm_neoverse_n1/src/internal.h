@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   471c4858a3e6e9cd7358b1451dba709ed0e23db1c1f62b1cb30fcc672e73c56e  template cpu/internal.h.tpl
+//   8e46ae8b93c3669f9596007ead0a1287506526b94dce831b8bc583d38a4053f3  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -67,6 +67,8 @@ constexpr int64_t kSplitBytes = int64_t{16} << 10;
 // thin_sets() sets of them (see thin_tile_body in the kernels); the dispatcher's direct_work prices its k steps by the
 // chains it runs.
 constexpr int kChains = 8;
+// The vector FMAs a core starts per cycle, from the descriptor (see the kernels' tile_body).
+constexpr int kFmaPipes = 2;
 constexpr int thin_sets(int rows, int vectors) { return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors); }
 
 // The most rows of C a direct call reads B for in row streams (see row_streams in the kernels and row_streams_pay in

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   a5fb11d51a102a893bac51beac09b0c203658a149f4c4108fcaf61320323cf25  template cpu/ukernel.cpp.tpl
+//   7652cd32e8fd15eafb3f17af3819355d51f23835971324f77f130437e6f70083  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -390,8 +390,12 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   // A direct tile more than one vector wide takes the single-step loop below: its A rows and B rows lie lda and ldb
   // apart, so an unrolled step needs an address register per row of A and per unrolled row of B, more than x86-64
   // has, and GCC kept the offsets on the stack and reloaded them in the loop (9x48 direct tile, K = 100: 1.16x
-  // faster without unrolling; 2708x64x16 1.24x). A one-vector tile is bound by its loads either way, and lost 3-8%.
-  for (; (kPackedA || kVecs == 1) && p + 4 <= depth; p += 4, a += 4 * a_cs, b += 4 * b_rs) {
+  // faster without unrolling; 2708x64x16 1.24x). So does a one-vector tile on a core that starts one vector FMA per
+  // cycle, where the single step's bookkeeping fits beside its FMAs and the unrolled loop's reloads did not (one
+  // thread of an AMD Zen 4, 512-bit FMAs on one pipe: 13x13x13 1.24x faster, 31x13x64 1.10x, 19717x16x64 1.08x,
+  // 64x16x64 1.08x, 7x13x64 1.08x, 2708x16x128 1.06x); with two pipes it lost 3-8% (a Cascade Lake Xeon).
+  constexpr bool kUnrolled = kPackedA || (kVecs == 1 && kFmaPipes > 1);
+  for (; kUnrolled && p + 4 <= depth; p += 4, a += 4 * a_cs, b += 4 * b_rs) {
     if constexpr (kPackedA)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
     fetch_a_ahead<kRows, kAheadRows, 4>(t, p);
