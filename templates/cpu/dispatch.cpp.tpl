@@ -1035,8 +1035,7 @@ bool held_strips_pay(int64_t M, int64_t N, int64_t K) {
 constexpr int64_t kWideFmas = 320;
 bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
   const int64_t vectors = strata_model::ceil_div(N, kVectorFloats);
-  const bool along_m = 2 * N <= kVectorFloats && 2 * M >= kVectorFloats && K >= kVectorFloats;
-  if (N > 1 && !along_m && (b_held(vectors, K) || held_strips_pay(M, N, K))) return true;
+  if (N > 1 && !goes_along_m(M, N, K, kVectorFloats) && (b_held(vectors, K) || held_strips_pay(M, N, K))) return true;
   const bool c_from_memory = matrix_bytes(M, N) > kOuterBytes;
   return vectors <= kWideVectors && K <= kChains * vectors && (M * vectors * K <= kWideFmas || c_from_memory);
 }

@@ -75,6 +75,14 @@ constexpr int kWideVectors = 8;
 // The ISA's vector registers, from the descriptor.
 constexpr int kVectorRegisters = {{VECTOR_REGISTERS}};
 
+// Whether the kernels' direct path runs a strip of `rows` x `cols` over `depth` along m (see along_m_pays in the
+// kernels, which adds that A is cached), for vectors of `lanes` floats: at most half a vector of columns, rows
+// enough to fill half a vector, and k at least a transposed block deep. Shared with the dispatcher, whose wide rows
+// leave such strips to it (see wide_rows_pay).
+constexpr bool goes_along_m(int64_t rows, int64_t cols, int64_t depth, int64_t lanes) {
+  return 2 * cols <= lanes && 2 * rows >= lanes && depth >= lanes;
+}
+
 // Whether a wide-rows call holds all of B, `depth` rows of `vectors` vectors, in registers (see rows_held in the
 // kernels), next to a row's accumulators and kHeldSpare more: the broadcast element of A, alpha, beta, C's loaded
 // vector and AVX2's two masks (vectors there). With fewer spare, GCC 12 spilled B in the AVX2 kernels. No deeper than
@@ -90,9 +98,9 @@ constexpr bool b_held(int64_t vectors, int64_t depth) {
 // held_strips in the kernels), which runs every row of C over it. Its rows' accumulators are its FMA chains, so it
 // takes at least kChains of them (rows times this width) to keep the FMA pipes busy.
 constexpr int64_t held_width(int64_t depth) {
-  int64_t vectors = 0;
-  while (vectors < kWideVectors && b_held(vectors + 1, depth)) ++vectors;
-  return vectors;
+  if (depth < 1 || depth > kHeldDepth) return 0;
+  const int64_t fit = (kVectorRegisters - kHeldSpare) / (depth + 1);  // the largest vectors b_held allows
+  return fit < kWideVectors ? fit : kWideVectors;
 }
 
 using TileFn = void (*)(const TileArgs& args);

@@ -754,7 +754,7 @@ constexpr auto kAlongMFns = table_by_columns([](auto n) { return &columns_along_
 // past the first's, ran 0.97x as fast as tiles), and A in cache: the blocks do not fetch A ahead as the tiles do
 // (see prefetch_a_rows), and from memory they waited on it (169343x3x16: 0.48x).
 inline bool along_m_pays(const TileArgs& t) {
-  return 2 * t.cols <= kLanes && 2 * t.rows >= kLanes && t.k >= kLanes && !t.fetch_a_ahead;
+  return goes_along_m(t.rows, t.cols, t.k, kLanes) && !t.fetch_a_ahead;
 }
 
 // The strip t along m, but for its last rows when they fill less than half a vector: those run as tiles.

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   8e46ae8b93c3669f9596007ead0a1287506526b94dce831b8bc583d38a4053f3  template cpu/internal.h.tpl
+//   e13a2b42cef1aeac23280404c90849fa803c5e014514ce0d68dceb3e8c5e19e9  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -83,6 +83,14 @@ constexpr int kWideVectors = 8;
 // The ISA's vector registers, from the descriptor.
 constexpr int kVectorRegisters = 16;
 
+// Whether the kernels' direct path runs a strip of `rows` x `cols` over `depth` along m (see along_m_pays in the
+// kernels, which adds that A is cached), for vectors of `lanes` floats: at most half a vector of columns, rows
+// enough to fill half a vector, and k at least a transposed block deep. Shared with the dispatcher, whose wide rows
+// leave such strips to it (see wide_rows_pay).
+constexpr bool goes_along_m(int64_t rows, int64_t cols, int64_t depth, int64_t lanes) {
+  return 2 * cols <= lanes && 2 * rows >= lanes && depth >= lanes;
+}
+
 // Whether a wide-rows call holds all of B, `depth` rows of `vectors` vectors, in registers (see rows_held in the
 // kernels), next to a row's accumulators and kHeldSpare more: the broadcast element of A, alpha, beta, C's loaded
 // vector and AVX2's two masks (vectors there). With fewer spare, GCC 12 spilled B in the AVX2 kernels. No deeper than
@@ -98,9 +106,9 @@ constexpr bool b_held(int64_t vectors, int64_t depth) {
 // held_strips in the kernels), which runs every row of C over it. Its rows' accumulators are its FMA chains, so it
 // takes at least kChains of them (rows times this width) to keep the FMA pipes busy.
 constexpr int64_t held_width(int64_t depth) {
-  int64_t vectors = 0;
-  while (vectors < kWideVectors && b_held(vectors + 1, depth)) ++vectors;
-  return vectors;
+  if (depth < 1 || depth > kHeldDepth) return 0;
+  const int64_t fit = (kVectorRegisters - kHeldSpare) / (depth + 1);  // the largest vectors b_held allows
+  return fit < kWideVectors ? fit : kWideVectors;
 }
 
 using TileFn = void (*)(const TileArgs& args);

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   6052897a5595e6781112848c54504075f5ef29994092576bcc481648889ddca6  template cpu/dispatch.cpp.tpl
+//   1dea228a8d6202c2041a3c3336e01266cd9210afb40cc0fb486a08034c35bc6e  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -1051,8 +1051,7 @@ bool held_strips_pay(int64_t M, int64_t N, int64_t K) {
 constexpr int64_t kWideFmas = 320;
 bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
   const int64_t vectors = strata_model::ceil_div(N, kVectorFloats);
-  const bool along_m = 2 * N <= kVectorFloats && 2 * M >= kVectorFloats && K >= kVectorFloats;
-  if (N > 1 && !along_m && (b_held(vectors, K) || held_strips_pay(M, N, K))) return true;
+  if (N > 1 && !goes_along_m(M, N, K, kVectorFloats) && (b_held(vectors, K) || held_strips_pay(M, N, K))) return true;
   const bool c_from_memory = matrix_bytes(M, N) > kOuterBytes;
   return vectors <= kWideVectors && K <= kChains * vectors && (M * vectors * K <= kWideFmas || c_from_memory);
 }

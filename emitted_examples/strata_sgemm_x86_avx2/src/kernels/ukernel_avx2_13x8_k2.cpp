@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   7652cd32e8fd15eafb3f17af3819355d51f23835971324f77f130437e6f70083  template cpu/ukernel.cpp.tpl
+//   8e5e1e6e908cd18c16bce09cff1794337f65db01513bb58a0988da60e3133d20  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 2 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 66.11 GFLOP/s (8.05e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -851,7 +851,7 @@ constexpr auto kAlongMFns = table_by_columns([](auto n) { return &columns_along_
 // past the first's, ran 0.97x as fast as tiles), and A in cache: the blocks do not fetch A ahead as the tiles do
 // (see prefetch_a_rows), and from memory they waited on it (169343x3x16: 0.48x).
 inline bool along_m_pays(const TileArgs& t) {
-  return 2 * t.cols <= kLanes && 2 * t.rows >= kLanes && t.k >= kLanes && !t.fetch_a_ahead;
+  return goes_along_m(t.rows, t.cols, t.k, kLanes) && !t.fetch_a_ahead;
 }
 
 // The strip t along m, but for its last rows when they fill less than half a vector: those run as tiles.

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   7652cd32e8fd15eafb3f17af3819355d51f23835971324f77f130437e6f70083  template cpu/ukernel.cpp.tpl
+//   8e5e1e6e908cd18c16bce09cff1794337f65db01513bb58a0988da60e3133d20  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -989,7 +989,7 @@ constexpr auto kAlongMFns = table_by_columns([](auto n) { return &columns_along_
 // past the first's, ran 0.97x as fast as tiles), and A in cache: the blocks do not fetch A ahead as the tiles do
 // (see prefetch_a_rows), and from memory they waited on it (169343x3x16: 0.48x).
 inline bool along_m_pays(const TileArgs& t) {
-  return 2 * t.cols <= kLanes && 2 * t.rows >= kLanes && t.k >= kLanes && !t.fetch_a_ahead;
+  return goes_along_m(t.rows, t.cols, t.k, kLanes) && !t.fetch_a_ahead;
 }
 
 // The strip t along m, but for its last rows when they fill less than half a vector: those run as tiles.
