@@ -1,6 +1,7 @@
 #include "analyze/model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace strata {
@@ -50,6 +51,42 @@ strata_model::Machine make_machine(const Arch& arch, const Op& op, const SieveRe
   m.b_bytes = op.b_bytes();
   m.c_bytes = op.c_bytes();
   return m;
+}
+
+std::vector<double> cuda_core_level0_seconds(const Arch& arch, const Op& op, const SieveResult& sieve) {
+  const auto& cands = sieve.levels.at(0).candidates;
+  std::vector<double> seconds(cands.size(), 0.0);
+  if (!arch.is_gpu() || arch.levels.size() < 2) return seconds;
+  const double clock_hz = arch.clock_ghz * 1e9;
+  const double warp = arch.isa.warp_size;
+  const double unit_flops = sieve.peak_gflops * 1e9 / static_cast<double>(arch.level0_units());
+  // Shared memory serves one wavefront (a warp's request to distinct 4-byte banks, 128 B) at a time; the SM's
+  // bandwidth is split between the sub-partitions that level 1 runs on.
+  constexpr double kWavefrontBytes = 128;
+  const LevelSpec& block = arch.levels[1];
+  const double shared_Bps =
+      arch.memory_of(block).bandwidth_gbps * 1e9 / static_cast<double>(std::max<int64_t>(1, block.parallel_units));
+  const double elem = static_cast<double>(op.a_bytes());
+  const bool widen = op.a_type == DataType::f16;
+  const bool b_row_major = op.b_layout == Layout::row_major;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const Candidate& c = cands[i];
+    if (c.thread_m <= 0) continue;  // Tensor Cores
+    const double tm = c.thread_m, tn = c.thread_n, cols = c.warp_cols;
+    // Per k step, as the kernel (gemm_cuda_core) reads: one load of A per row, broadcast within a warp row, its
+    // rows in different banks (the sieve keeps warp rows within the conflict-free count); B in groups of four
+    // neighbours where its rows run along n, one wavefront per 128 B the warp reads, else one load per column.
+    const bool grouped = b_row_major && c.thread_n % 4 == 0;
+    const double b_loads = grouped ? tn / 4 : tn;
+    const double b_wavefronts = grouped ? b_loads * std::ceil(cols * 4 * elem / kWavefrontBytes) : tn;
+    const double wavefronts = tm + b_wavefronts;
+    const double widening = widen ? tm + (grouped ? b_loads * 2 : tn) : 0;
+    const double fma_s = tm * tn * warp * 2 / unit_flops;
+    const double issue_s = (tm * tn + tm + b_loads + widening) / clock_hz;
+    const double shared_s = wavefronts * kWavefrontBytes / shared_Bps;
+    seconds[i] = static_cast<double>(c.tile[kAxisK]) * std::max({fma_s, issue_s, shared_s});
+  }
+  return seconds;
 }
 
 SubTilings best_sub_tilings(const strata_model::Machine& machine, const SieveResult& sieve,

@@ -189,6 +189,7 @@ void fill_kernel(const Op& op, const CudaKernel& k, ctemplate::TemplateDictionar
   d->SetIntValue("THREADS", k.threads);
   d->SetValue("SHARED_BYTES", std::to_string(k.shared_bytes));
   d->SetIntValue("GROUP_M", k.group_m);
+  d->SetValue("L0_SECONDS", literal(k.selected->tiling.l0_measured_s));
   d->SetIntValue("MACHINE_INDEX", k.machine_index);
   if (k.unit == ComputeUnit::tensor_core) {
     d->ShowSection("TENSOR_CORES");
@@ -249,6 +250,10 @@ std::string render_cuda_manifest(const PackageInputs& in, const std::vector<Unit
     y += fmt::format("    shared_memory_bytes: {}\n", k.shared_bytes);
     y += fmt::format("    pipeline_stages: {}\n", k.stages);
     y += "    level0_seconds_per_tile: modelled\n";
+    // CUDA cores: the model's time of one warp tile from its loads and issue slots (cuda_core_level0_seconds),
+    // which the dispatcher uses in place of the flop count.
+    if (k.selected->tiling.l0_measured_s > 0)
+      y += fmt::format("    level0_modelled_seconds: {}\n", literal(k.selected->tiling.l0_measured_s));
     y += "    tiles:\n";
     const std::array<int64_t, kNumAxes>* tiles[] = {&k.warp, &k.block, &k.grid};
     for (int l = 0; l < 3; ++l) {
@@ -293,7 +298,7 @@ Partner cuda_core_partner(const Arch& arch, const Op& op) {
   so.grid_max_m = kPartnerMaxM;
   so.whole_levels = 2;
   so.level0_allowed = cuda_emittable_level0(p.arch, op, p.sieve);
-  p.selection = select_kernels(p.sieve, p.machine, {}, so);
+  p.selection = select_kernels(p.sieve, p.machine, cuda_core_level0_seconds(p.arch, op, p.sieve), so);
   return p;
 }
 

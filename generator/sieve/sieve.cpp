@@ -14,6 +14,7 @@ constexpr const char* kMmaShape = "isa.mma_shape";
 constexpr const char* kRegisterBudget = "isa.register_budget";
 constexpr const char* kFmaLatency = "isa.fma_latency";
 constexpr const char* kOpMax = "op.dim_max";
+constexpr const char* kSharedBanks = "gpu.shared_banks";
 constexpr const char* kWarpsPerBlock = "gpu.warps_per_block";
 constexpr const char* kSharedMemory = "gpu.shared_memory";
 constexpr const char* kRegistersPerSm = "gpu.registers_per_sm";
@@ -172,8 +173,14 @@ void tensor_core_level0(const Arch& arch, const Op& op, SieveLevel& level) {
 // warp_rows x warp_cols.
 void cuda_core_level0(const Arch& arch, const Op& op, SieveLevel& level) {
   const IsaInfo& isa = arch.isa;
-  LevelBuilder b(level, {kVectorWidth, kRegisterBudget, kOpMax});
+  LevelBuilder b(level, {kVectorWidth, kSharedBanks, kRegisterBudget, kOpMax});
   const int warp = isa.warp_size;
+  // Shared-memory rows are padded by one 16-byte chunk (gpu_stage_bytes), which shifts each row by four banks: at
+  // one k, up to eight neighbouring rows fall in different banks, more collide. The kernel gives each lane of a
+  // warp row its own row of A (and, where B is stored N x K, each lane of a warp column its own row of B), so a
+  // warp may span at most that many of them.
+  constexpr int kConflictFreeRows = 8;
+  const bool b_rows_per_column = op.b_layout != Layout::row_major;
   for (int tm = 1; tm <= 16; ++tm)
     for (int tn = 1; tn <= 16; ++tn)
       for (int rows = 1; rows <= warp; rows *= 2)
@@ -186,6 +193,10 @@ void cuda_core_level0(const Arch& arch, const Op& op, SieveLevel& level) {
           auto vectorisable = [](int t) { return t == 1 || t == 2 || t % 4 == 0; };
           if (!vectorisable(tm) || !vectorisable(tn)) {
             b.reject(kVectorWidth, c.tile);
+            continue;
+          }
+          if (rows > kConflictFreeRows || (b_rows_per_column && cols > kConflictFreeRows)) {
+            b.reject(kSharedBanks, c.tile);
             continue;
           }
           const int used = tm * tn + tm + tn + gpu_overhead(isa);
@@ -316,6 +327,7 @@ std::string describe_constraint(const std::string& key) {
       {kRegisterBudget, "accumulators + operands exceed the register budget"},
       {kFmaLatency, "too few independent accumulators to hide FMA latency (mr*nr/lanes < latency*pipes)"},
       {kOpMax, "larger than the operator's dimension facts allow (op max)"},
+      {kSharedBanks, "a warp reads more than 8 rows of a shared-memory tile at one k (bank conflicts)"},
       {kWarpsPerBlock, "more warps than warps_per_block_max"},
       {kSharedMemory, "pipeline stages x (A + B) tiles, rows padded by 16 bytes, exceed shared memory per block"},
       {kRegistersPerSm, "registers per thread x threads exceed one SM's register file"},

@@ -67,12 +67,14 @@ struct KernelInfo {
   int grid_tile[3];  // level 2 tile: the region of C (and depth of k) the model stages in L2
   int stages, threads, shared_bytes, group_m;
   int machine;  // index into kMachines
+  double l0_s;  // > 0: the modelled time of one warp tile (CUDA cores: loads and issue slots), else its flops
   cudaError_t (*launch)(const GemmParams&, int, bool, cudaStream_t);
 };
 
 const KernelInfo kKernels[] = {
 {{#KERNEL}}    {"{{NAME}}", {{TC}}, { {{WM}}, {{WN}}, {{WK}} }, { {{BM}}, {{BN}}, {{BK}} }, { {{GM}}, {{GN}}, {{GK}} }, {{STAGES}},
-     {{THREADS}}, {{SHARED_BYTES}}, {{GROUP_M}}, {{MACHINE_INDEX}}, launch_{{NAME}}},
+     {{THREADS}}, {{SHARED_BYTES}}, {{GROUP_M}}, {{MACHINE_INDEX}}, {{L0_SECONDS}},
+     launch_{{NAME}}},
 {{/KERNEL}}};
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -93,7 +95,7 @@ strata_model::Estimate estimate_blocks(const strata_model::Machine& m, const Ker
     const int64_t whole = strata_model::ceil_div(shape[a], k.block[a]) * k.block[a];
     tiles[2][a] = whole < k.grid_tile[a] ? whole : k.grid_tile[a];
   }
-  return strata_model::estimate_tiles(m, tiles, 0.0, shape);
+  return strata_model::estimate_tiles(m, tiles, k.l0_s, shape);
 }
 
 // The k range of each split: whole block k-tiles, as evenly as possible. Returns the number of splits that get

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   42132b76858ea593d84a8c7b676617a9c23024e3d69c9d23365a6763a49c1958  arch a100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   3f771b80b6168123ecd29fe46b0b0158011bd5fdfd441676f742725a63365895  template cuda/dispatch.cpp.tpl
+//   c90060f2c8e231550339b7c7daaf904be060e8d1538b87776c9c61067b9e5818  template cuda/dispatch.cpp.tpl
 
 // The dispatcher of strata_hgemm_tc_a100: argument checks, the cost-model plan for each shape (Tensor Core or CUDA-core
 // kernel, tiles, split-K, grid), the launches on the caller's stream, and CUDA errors turned into statuses.
@@ -99,22 +99,29 @@ struct KernelInfo {
   int grid_tile[3];  // level 2 tile: the region of C (and depth of k) the model stages in L2
   int stages, threads, shared_bytes, group_m;
   int machine;  // index into kMachines
+  double l0_s;  // > 0: the modelled time of one warp tile (CUDA cores: loads and issue slots), else its flops
   cudaError_t (*launch)(const GemmParams&, int, bool, cudaStream_t);
 };
 
 const KernelInfo kKernels[] = {
     {"k0_tc_128x64x128_w128x16_s2", true, { 128, 16, 64 }, { 128, 64, 128 }, { 2048, 1024, 2048 }, 2,
-     128, 104448, 16, 0, launch_k0_tc_128x64x128_w128x16_s2},
+     128, 104448, 16, 0, 0.0,
+     launch_k0_tc_128x64x128_w128x16_s2},
     {"k1_tc_48x96x128_w48x48_s2", true, { 48, 48, 64 }, { 48, 96, 128 }, { 48, 1536, 1024 }, 2,
-     64, 78336, 1, 0, launch_k1_tc_48x96x128_w48x48_s2},
+     64, 78336, 1, 0, 0.0,
+     launch_k1_tc_48x96x128_w48x48_s2},
     {"k2_tc_128x16x64_w128x16_s2", true, { 128, 16, 64 }, { 128, 16, 64 }, { 2048, 64, 64 }, 2,
-     32, 41472, 16, 0, launch_k2_tc_128x16x64_w128x16_s2},
+     32, 41472, 16, 0, 0.0,
+     launch_k2_tc_128x16x64_w128x16_s2},
     {"k3_tc_32x160x64_w32x80_s2", true, { 32, 80, 64 }, { 32, 160, 64 }, { 128, 2560, 64 }, 2,
-     64, 55296, 4, 0, launch_k3_tc_32x160x64_w32x80_s2},
-    {"k4_fma_2x512x64_t1x16_s2", false, { 1, 512, 16 }, { 2, 512, 64 }, { 16, 4096, 1024 }, 2,
-     64, 148032, 8, 1, launch_k4_fma_2x512x64_t1x16_s2},
-    {"k5_fma_4x512x16_t1x16_s2", false, { 1, 512, 16 }, { 4, 512, 16 }, { 16, 8192, 16 }, 2,
-     128, 49536, 4, 1, launch_k5_fma_4x512x16_t1x16_s2},
+     64, 55296, 4, 0, 0.0,
+     launch_k3_tc_32x160x64_w32x80_s2},
+    {"k4_fma_4x512x16_t1x16_s2", false, { 4, 128, 8 }, { 4, 512, 16 }, { 16, 8192, 128 }, 2,
+     128, 49536, 4, 1, 3.8581560283687944e-07,
+     launch_k4_fma_4x512x16_t1x16_s2},
+    {"k5_fma_16x128x64_t4x8_s2", false, { 16, 64, 8 }, { 16, 128, 64 }, { 16, 2048, 1024 }, 2,
+     64, 41472, 1, 1, 3.629686153846154e-07,
+     launch_k5_fma_16x128x64_t4x8_s2},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -135,7 +142,7 @@ strata_model::Estimate estimate_blocks(const strata_model::Machine& m, const Ker
     const int64_t whole = strata_model::ceil_div(shape[a], k.block[a]) * k.block[a];
     tiles[2][a] = whole < k.grid_tile[a] ? whole : k.grid_tile[a];
   }
-  return strata_model::estimate_tiles(m, tiles, 0.0, shape);
+  return strata_model::estimate_tiles(m, tiles, k.l0_s, shape);
 }
 
 // The k range of each split: whole block k-tiles, as evenly as possible. Returns the number of splits that get

@@ -36,8 +36,8 @@ cudaError_t launch_k0_tc_128x64x128_w128x16_s2(const GemmParams& p, int splits, 
 cudaError_t launch_k1_tc_48x96x128_w48x48_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 cudaError_t launch_k2_tc_128x16x64_w128x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 cudaError_t launch_k3_tc_32x160x64_w32x80_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
-cudaError_t launch_k4_fma_2x512x64_t1x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
-cudaError_t launch_k5_fma_4x512x16_t1x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
+cudaError_t launch_k4_fma_4x512x16_t1x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
+cudaError_t launch_k5_fma_16x128x64_t4x8_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 
 // C = alpha * (sum of the splits' partial sums, in split order) + beta * C: deterministic, unlike atomics.
 cudaError_t launch_splitk_reduce(const GemmParams& p, int splits, cudaStream_t stream);

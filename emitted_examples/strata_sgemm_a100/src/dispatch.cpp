@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   42132b76858ea593d84a8c7b676617a9c23024e3d69c9d23365a6763a49c1958  arch a100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   3f771b80b6168123ecd29fe46b0b0158011bd5fdfd441676f742725a63365895  template cuda/dispatch.cpp.tpl
+//   c90060f2c8e231550339b7c7daaf904be060e8d1538b87776c9c61067b9e5818  template cuda/dispatch.cpp.tpl
 
 // The dispatcher of strata_sgemm_a100: argument checks, the cost-model plan for each shape (Tensor Core or CUDA-core
 // kernel, tiles, split-K, grid), the launches on the caller's stream, and CUDA errors turned into statuses.
@@ -78,18 +78,23 @@ struct KernelInfo {
   int grid_tile[3];  // level 2 tile: the region of C (and depth of k) the model stages in L2
   int stages, threads, shared_bytes, group_m;
   int machine;  // index into kMachines
+  double l0_s;  // > 0: the modelled time of one warp tile (CUDA cores: loads and issue slots), else its flops
   cudaError_t (*launch)(const GemmParams&, int, bool, cudaStream_t);
 };
 
 const KernelInfo kKernels[] = {
-    {"k0_fma_512x16x32_t16x4_s2", false, { 512, 4, 16 }, { 512, 16, 32 }, { 8192, 256, 512 }, 2,
-     128, 152576, 16, 0, launch_k0_fma_512x16x32_t16x4_s2},
-    {"k1_fma_4x512x32_t1x16_s2", false, { 1, 512, 16 }, { 4, 512, 32 }, { 64, 512, 512 }, 2,
-     128, 133248, 16, 0, launch_k1_fma_4x512x32_t1x16_s2},
-    {"k2_fma_16x512x32_t4x16_s2", false, { 4, 512, 16 }, { 16, 512, 32 }, { 256, 8192, 512 }, 2,
-     128, 136704, 16, 0, launch_k2_fma_16x512x32_t4x16_s2},
-    {"k3_fma_128x128x16_t8x16_s2", false, { 64, 64, 16 }, { 128, 128, 16 }, { 2048, 2048, 16 }, 2,
-     128, 37376, 16, 0, launch_k3_fma_128x128x16_t8x16_s2},
+    {"k0_fma_16x64x128_t1x8_s2", false, { 4, 64, 16 }, { 16, 64, 128 }, { 256, 1024, 2048 }, 2,
+     128, 86528, 16, 0, 1.814843076923077e-07,
+     launch_k0_fma_16x64x128_t1x8_s2},
+    {"k1_fma_32x128x8_t1x8_s2", false, { 4, 64, 4 }, { 32, 128, 8 }, { 512, 2048, 8 }, 2,
+     512, 11520, 16, 0, 4.5371076923076926e-08,
+     launch_k1_fma_32x128x8_t1x8_s2},
+    {"k2_fma_256x8x32_t16x1_s2", false, { 128, 4, 4 }, { 256, 8, 32 }, { 4096, 128, 512 }, 2,
+     128, 76800, 16, 0, 1.9290780141843972e-07,
+     launch_k2_fma_256x8x32_t16x1_s2},
+    {"k3_fma_32x64x64_t1x8_s2", false, { 4, 64, 8 }, { 32, 64, 64 }, { 512, 1024, 512 }, 2,
+     256, 52224, 16, 0, 9.074215384615385e-08,
+     launch_k3_fma_32x64x64_t1x8_s2},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -110,7 +115,7 @@ strata_model::Estimate estimate_blocks(const strata_model::Machine& m, const Ker
     const int64_t whole = strata_model::ceil_div(shape[a], k.block[a]) * k.block[a];
     tiles[2][a] = whole < k.grid_tile[a] ? whole : k.grid_tile[a];
   }
-  return strata_model::estimate_tiles(m, tiles, 0.0, shape);
+  return strata_model::estimate_tiles(m, tiles, k.l0_s, shape);
 }
 
 // The k range of each split: whole block k-tiles, as evenly as possible. Returns the number of splits that get

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   79910198468e331c3dec885f8a7fc1637d69cde4a3facf77efe0e09248672af0  arch h100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   3f771b80b6168123ecd29fe46b0b0158011bd5fdfd441676f742725a63365895  template cuda/dispatch.cpp.tpl
+//   c90060f2c8e231550339b7c7daaf904be060e8d1538b87776c9c61067b9e5818  template cuda/dispatch.cpp.tpl
 
 // The dispatcher of strata_sgemm_h100: argument checks, the cost-model plan for each shape (Tensor Core or CUDA-core
 // kernel, tiles, split-K, grid), the launches on the caller's stream, and CUDA errors turned into statuses.
@@ -78,18 +78,23 @@ struct KernelInfo {
   int grid_tile[3];  // level 2 tile: the region of C (and depth of k) the model stages in L2
   int stages, threads, shared_bytes, group_m;
   int machine;  // index into kMachines
+  double l0_s;  // > 0: the modelled time of one warp tile (CUDA cores: loads and issue slots), else its flops
   cudaError_t (*launch)(const GemmParams&, int, bool, cudaStream_t);
 };
 
 const KernelInfo kKernels[] = {
-    {"k0_fma_512x32x32_t16x4_s2", false, { 512, 4, 16 }, { 512, 32, 32 }, { 4096, 512, 512 }, 2,
-     256, 156672, 8, 0, launch_k0_fma_512x32x32_t16x4_s2},
-    {"k1_fma_4x512x32_t1x16_s2", false, { 1, 512, 16 }, { 4, 512, 32 }, { 64, 512, 512 }, 2,
-     128, 133248, 16, 0, launch_k1_fma_4x512x32_t1x16_s2},
-    {"k2_fma_32x512x32_t4x16_s2", false, { 4, 512, 16 }, { 32, 512, 32 }, { 512, 4096, 512 }, 2,
-     256, 141312, 16, 0, launch_k2_fma_32x512x32_t4x16_s2},
-    {"k3_fma_512x8x32_t16x4_s2", false, { 512, 4, 16 }, { 512, 8, 32 }, { 512, 128, 512 }, 2,
-     64, 150528, 1, 0, launch_k3_fma_512x8x32_t16x4_s2},
+    {"k0_fma_32x256x32_t2x16_s2", false, { 4, 256, 4 }, { 32, 256, 32 }, { 512, 2048, 512 }, 2,
+     256, 75776, 16, 0, 8.743169398907104e-08,
+     launch_k0_fma_32x256x32_t2x16_s2},
+    {"k1_fma_128x16x32_t16x1_s2", false, { 128, 4, 4 }, { 128, 16, 32 }, { 2048, 128, 512 }, 2,
+     128, 41984, 16, 0, 1.4863387978142076e-07,
+     launch_k1_fma_128x16x32_t16x1_s2},
+    {"k2_fma_16x256x32_t2x16_s2", false, { 4, 256, 4 }, { 16, 256, 32 }, { 128, 4096, 512 }, 2,
+     128, 71168, 8, 0, 8.743169398907104e-08,
+     launch_k2_fma_16x256x32_t2x16_s2},
+    {"k3_fma_4x256x32_t1x16_s2", false, { 2, 256, 4 }, { 4, 256, 32 }, { 64, 256, 512 }, 2,
+     64, 67712, 16, 0, 7.868852459016394e-08,
+     launch_k3_fma_4x256x32_t1x16_s2},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 
@@ -110,7 +115,7 @@ strata_model::Estimate estimate_blocks(const strata_model::Machine& m, const Ker
     const int64_t whole = strata_model::ceil_div(shape[a], k.block[a]) * k.block[a];
     tiles[2][a] = whole < k.grid_tile[a] ? whole : k.grid_tile[a];
   }
-  return strata_model::estimate_tiles(m, tiles, 0.0, shape);
+  return strata_model::estimate_tiles(m, tiles, k.l0_s, shape);
 }
 
 // The k range of each split: whole block k-tiles, as evenly as possible. Returns the number of splits that get

@@ -5,21 +5,21 @@
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   2765d4509b47a4226f16ed502a5222664c1ed0f23ffb59c2fef16eb0ccd35479  template cuda/kernel.cu.tpl
 //
-// Tile hierarchy: CUDA cores (fp32 FMA): warp tile 4x512x16, 4x16 accumulators per thread, threads 1x32; block tile 32x512x32 (256 threads, 2 cp.async stages, 141312 B of shared memory); grid tile 512x4096x512 (groups of 16 block rows).
+// Tile hierarchy: CUDA cores (fp32 FMA): warp tile 128x4x4, 16x1 accumulators per thread, threads 8x4; block tile 128x16x32 (128 threads, 2 cp.async stages, 41984 B of shared memory); grid tile 2048x128x512 (groups of 16 block rows).
 // Cost: not profiled; levels 0 and 1 are modelled (Eqs. 2-7) with the descriptor's numbers.
 
-// The launcher of kernel k2_fma_32x512x32_t4x16_s2 (tiles in the header above): the cp.async instantiation for 16-byte aligned
+// The launcher of kernel k1_fma_128x16x32_t16x1_s2 (tiles in the header above): the cp.async instantiation for 16-byte aligned
 // rows, the element-wise one otherwise, on the caller's stream with gridDim (block tiles, 1, splits).
 #include "../gemm_kernels.cuh"
 
 namespace strata_sgemm_h100_detail {
 
-cudaError_t launch_k2_fma_32x512x32_t4x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream) {
-  using Tiles = CudaCoreTiles<float, true, 32, 512, 32, 4, 16, 1, 2>;
+cudaError_t launch_k1_fma_128x16x32_t16x1_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream) {
+  using Tiles = CudaCoreTiles<float, true, 128, 16, 32, 16, 1, 8, 2>;
   void (*const kernel)(GemmParams) =
-      aligned ? gemm_cuda_core<float, true, 32, 512, 32, 4, 16, 1, 2, 16, true>
-              : gemm_cuda_core<float, true, 32, 512, 32, 4, 16, 1, 2, 16, false>;
-  static_assert(Tiles::kThreads == 256 && Tiles::kSharedBytes == 141312,
+      aligned ? gemm_cuda_core<float, true, 128, 16, 32, 16, 1, 8, 2, 16, true>
+              : gemm_cuda_core<float, true, 128, 16, 32, 16, 1, 8, 2, 16, false>;
+  static_assert(Tiles::kThreads == 128 && Tiles::kSharedBytes == 41984,
                 "the dispatcher's kernel table must describe this instantiation");
   // Above 48 KiB a block's dynamic shared memory must be opted into per kernel (and per device, so every call).
   if (Tiles::kSharedBytes > 48 * 1024) {

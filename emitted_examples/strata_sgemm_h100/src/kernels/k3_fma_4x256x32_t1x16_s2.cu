@@ -5,21 +5,21 @@
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   2765d4509b47a4226f16ed502a5222664c1ed0f23ffb59c2fef16eb0ccd35479  template cuda/kernel.cu.tpl
 //
-// Tile hierarchy: CUDA cores (fp32 FMA): warp tile 512x4x16, 16x4 accumulators per thread, threads 32x1; block tile 512x8x32 (64 threads, 2 cp.async stages, 150528 B of shared memory); grid tile 512x128x512 (groups of 1 block rows).
+// Tile hierarchy: CUDA cores (fp32 FMA): warp tile 2x256x4, 1x16 accumulators per thread, threads 2x16; block tile 4x256x32 (64 threads, 2 cp.async stages, 67712 B of shared memory); grid tile 64x256x512 (groups of 16 block rows).
 // Cost: not profiled; levels 0 and 1 are modelled (Eqs. 2-7) with the descriptor's numbers.
 
-// The launcher of kernel k3_fma_512x8x32_t16x4_s2 (tiles in the header above): the cp.async instantiation for 16-byte aligned
+// The launcher of kernel k3_fma_4x256x32_t1x16_s2 (tiles in the header above): the cp.async instantiation for 16-byte aligned
 // rows, the element-wise one otherwise, on the caller's stream with gridDim (block tiles, 1, splits).
 #include "../gemm_kernels.cuh"
 
 namespace strata_sgemm_h100_detail {
 
-cudaError_t launch_k3_fma_512x8x32_t16x4_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream) {
-  using Tiles = CudaCoreTiles<float, true, 512, 8, 32, 16, 4, 32, 2>;
+cudaError_t launch_k3_fma_4x256x32_t1x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream) {
+  using Tiles = CudaCoreTiles<float, true, 4, 256, 32, 1, 16, 2, 2>;
   void (*const kernel)(GemmParams) =
-      aligned ? gemm_cuda_core<float, true, 512, 8, 32, 16, 4, 32, 2, 1, true>
-              : gemm_cuda_core<float, true, 512, 8, 32, 16, 4, 32, 2, 1, false>;
-  static_assert(Tiles::kThreads == 64 && Tiles::kSharedBytes == 150528,
+      aligned ? gemm_cuda_core<float, true, 4, 256, 32, 1, 16, 2, 2, 16, true>
+              : gemm_cuda_core<float, true, 4, 256, 32, 1, 16, 2, 2, 16, false>;
+  static_assert(Tiles::kThreads == 64 && Tiles::kSharedBytes == 67712,
                 "the dispatcher's kernel table must describe this instantiation");
   // Above 48 KiB a block's dynamic shared memory must be opted into per kernel (and per device, so every call).
   if (Tiles::kSharedBytes > 48 * 1024) {
