@@ -297,6 +297,7 @@ Partner cuda_core_partner(const Arch& arch, const Op& op) {
   so.max_kernels = 2;
   so.grid_max_m = kPartnerMaxM;
   so.whole_levels = 2;
+  so.level0_pool = kGpuLevel0Pool;
   so.level0_allowed = cuda_emittable_level0(p.arch, op, p.sieve);
   p.selection = select_kernels(p.sieve, p.machine, cuda_core_level0_seconds(p.arch, op, p.sieve), so);
   return p;

@@ -32,6 +32,9 @@ struct Selection {
   double geomean_vs_unrestricted = 1.0;  // model: best-of-set time / best-of-all-winners time, geometric mean
 };
 
+// The level-0 pool for a GPU, whose level 0 is modelled (see cmd_generate and the CUDA package's partners).
+constexpr size_t kGpuLevel0Pool = 32;
+
 struct SelectOptions {
   size_t max_kernels = 12;
   size_t level0_pool = 6;   // best register tiles by level-0 throughput

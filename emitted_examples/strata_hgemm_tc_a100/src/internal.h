@@ -32,10 +32,10 @@ struct GemmParams {
 
 // Launches kernel `id` on `stream` with gridDim (m_tiles * n_tiles, 1, splits). `aligned`: A and B rows start on
 // 16-byte boundaries (cp.async of whole chunks); otherwise the element-wise variant runs.
-cudaError_t launch_k0_tc_128x64x128_w128x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
-cudaError_t launch_k1_tc_48x96x128_w48x48_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
-cudaError_t launch_k2_tc_128x16x64_w128x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
-cudaError_t launch_k3_tc_32x160x64_w32x80_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
+cudaError_t launch_k0_tc_64x64x256_w32x32_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
+cudaError_t launch_k1_tc_64x64x64_w32x32_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
+cudaError_t launch_k2_tc_128x32x64_w32x32_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
+cudaError_t launch_k3_tc_32x64x256_w32x32_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 cudaError_t launch_k4_fma_4x512x16_t1x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 cudaError_t launch_k5_fma_16x128x64_t4x8_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 

@@ -32,10 +32,10 @@ struct GemmParams {
 
 // Launches kernel `id` on `stream` with gridDim (m_tiles * n_tiles, 1, splits). `aligned`: A and B rows start on
 // 16-byte boundaries (cp.async of whole chunks); otherwise the element-wise variant runs.
-cudaError_t launch_k0_fma_16x64x128_t1x8_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
-cudaError_t launch_k1_fma_32x128x8_t1x8_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
-cudaError_t launch_k2_fma_256x8x32_t16x1_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
-cudaError_t launch_k3_fma_32x64x64_t1x8_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
+cudaError_t launch_k0_fma_32x32x128_t1x8_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
+cudaError_t launch_k1_fma_64x64x32_t1x8_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
+cudaError_t launch_k2_fma_8x128x64_t1x8_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
+cudaError_t launch_k3_fma_64x32x4_t1x8_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 
 // C = alpha * (sum of the splits' partial sums, in split order) + beta * C: deterministic, unlike atomics.
 cudaError_t launch_splitk_reduce(const GemmParams& p, int splits, cudaStream_t stream);

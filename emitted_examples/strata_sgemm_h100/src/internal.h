@@ -32,10 +32,10 @@ struct GemmParams {
 
 // Launches kernel `id` on `stream` with gridDim (m_tiles * n_tiles, 1, splits). `aligned`: A and B rows start on
 // 16-byte boundaries (cp.async of whole chunks); otherwise the element-wise variant runs.
-cudaError_t launch_k0_fma_32x256x32_t2x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
+cudaError_t launch_k0_fma_16x256x32_t2x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 cudaError_t launch_k1_fma_128x16x32_t16x1_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
-cudaError_t launch_k2_fma_16x256x32_t2x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
-cudaError_t launch_k3_fma_4x256x32_t1x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
+cudaError_t launch_k2_fma_128x128x32_t8x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
+cudaError_t launch_k3_fma_8x256x32_t1x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 
 // C = alpha * (sum of the splits' partial sums, in split order) + beta * C: deterministic, unlike atomics.
 cudaError_t launch_splitk_reduce(const GemmParams& p, int splits, cudaStream_t stream);

@@ -5,21 +5,21 @@
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   2765d4509b47a4226f16ed502a5222664c1ed0f23ffb59c2fef16eb0ccd35479  template cuda/kernel.cu.tpl
 //
-// Tile hierarchy: CUDA cores (fp32 FMA): warp tile 4x64x16, 1x8 accumulators per thread, threads 4x8; block tile 16x64x128 (128 threads, 2 cp.async stages, 86528 B of shared memory); grid tile 256x1024x2048 (groups of 16 block rows).
+// Tile hierarchy: CUDA cores (fp32 FMA): warp tile 8x32x4, 1x8 accumulators per thread, threads 8x4; block tile 64x32x4 (256 threads, 2 cp.async stages, 5248 B of shared memory); grid tile 1024x128x4 (groups of 16 block rows).
 // Cost: not profiled; levels 0 and 1 are modelled (Eqs. 2-7) with the descriptor's numbers.
 
-// The launcher of kernel k0_fma_16x64x128_t1x8_s2 (tiles in the header above): the cp.async instantiation for 16-byte aligned
+// The launcher of kernel k3_fma_64x32x4_t1x8_s2 (tiles in the header above): the cp.async instantiation for 16-byte aligned
 // rows, the element-wise one otherwise, on the caller's stream with gridDim (block tiles, 1, splits).
 #include "../gemm_kernels.cuh"
 
 namespace strata_sgemm_a100_detail {
 
-cudaError_t launch_k0_fma_16x64x128_t1x8_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream) {
-  using Tiles = CudaCoreTiles<float, true, 16, 64, 128, 1, 8, 4, 2>;
+cudaError_t launch_k3_fma_64x32x4_t1x8_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream) {
+  using Tiles = CudaCoreTiles<float, true, 64, 32, 4, 1, 8, 8, 2>;
   void (*const kernel)(GemmParams) =
-      aligned ? gemm_cuda_core<float, true, 16, 64, 128, 1, 8, 4, 2, 16, true>
-              : gemm_cuda_core<float, true, 16, 64, 128, 1, 8, 4, 2, 16, false>;
-  static_assert(Tiles::kThreads == 128 && Tiles::kSharedBytes == 86528,
+      aligned ? gemm_cuda_core<float, true, 64, 32, 4, 1, 8, 8, 2, 16, true>
+              : gemm_cuda_core<float, true, 64, 32, 4, 1, 8, 8, 2, 16, false>;
+  static_assert(Tiles::kThreads == 256 && Tiles::kSharedBytes == 5248,
                 "the dispatcher's kernel table must describe this instantiation");
   // Above 48 KiB a block's dynamic shared memory must be opted into per kernel (and per device, so every call).
   if (Tiles::kSharedBytes > 48 * 1024) {

@@ -5,21 +5,21 @@
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
 //   2765d4509b47a4226f16ed502a5222664c1ed0f23ffb59c2fef16eb0ccd35479  template cuda/kernel.cu.tpl
 //
-// Tile hierarchy: Tensor Cores (mma.sync m16n8k16, f16 x f16 + f32): warp tile 128x16x64 (8 x 2 fragments); block tile 128x64x128 (128 threads, 2 cp.async stages, 104448 B of shared memory); grid tile 2048x1024x2048 (groups of 16 block rows).
+// Tile hierarchy: Tensor Cores (mma.sync m16n8k16, f16 x f16 + f32): warp tile 32x32x64 (2 x 4 fragments); block tile 128x32x64 (128 threads, 2 cp.async stages, 46080 B of shared memory); grid tile 2048x128x64 (groups of 16 block rows).
 // Cost: not profiled; levels 0 and 1 are modelled (Eqs. 2-7) with the descriptor's numbers.
 
-// The launcher of kernel k0_tc_128x64x128_w128x16_s2 (tiles in the header above): the cp.async instantiation for 16-byte aligned
+// The launcher of kernel k2_tc_128x32x64_w32x32_s2 (tiles in the header above): the cp.async instantiation for 16-byte aligned
 // rows, the element-wise one otherwise, on the caller's stream with gridDim (block tiles, 1, splits).
 #include "../gemm_kernels.cuh"
 
 namespace strata_hgemm_tc_a100_detail {
 
-cudaError_t launch_k0_tc_128x64x128_w128x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream) {
-  using Tiles = TensorCoreTiles<128, 64, 128, 128, 16, 2>;
+cudaError_t launch_k2_tc_128x32x64_w32x32_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream) {
+  using Tiles = TensorCoreTiles<128, 32, 64, 32, 32, 2>;
   void (*const kernel)(GemmParams) =
-      aligned ? gemm_tensor_core<128, 64, 128, 128, 16, 2, 16, true>
-              : gemm_tensor_core<128, 64, 128, 128, 16, 2, 16, false>;
-  static_assert(Tiles::kThreads == 128 && Tiles::kSharedBytes == 104448,
+      aligned ? gemm_tensor_core<128, 32, 64, 32, 32, 2, 16, true>
+              : gemm_tensor_core<128, 32, 64, 32, 32, 2, 16, false>;
+  static_assert(Tiles::kThreads == 128 && Tiles::kSharedBytes == 46080,
                 "the dispatcher's kernel table must describe this instantiation");
   // Above 48 KiB a block's dynamic shared memory must be opted into per kernel (and per device, so every call).
   if (Tiles::kSharedBytes > 48 * 1024) {
