@@ -69,6 +69,8 @@ Command add_model_command(CLI::App& app) {
               std::vector<double> level0_seconds;
               if (!profile->empty() && sieve.unit == ComputeUnit::cpu_fma)
                 level0_seconds = level0_seconds_from(arch, op, sieve, records);
+              else if (arch.is_gpu())
+                level0_seconds = cuda_core_level0_seconds(arch, op, sieve);  // as generate models them
               const auto ranked = rank_tilings(machine, sieve, shape, *top, level0_seconds);
               fmt::print("  compute unit {}: {} candidates, launch {}\n", to_string(sieve.unit),
                          sieve.total_candidates(), seconds(machine.launch_s));
