@@ -80,7 +80,9 @@ multi-stage cp.async pipeline, level 2 the grid over the {{SMS}} SMs, in waves. 
 evaluates every kernel with the model in `src/cost_model.h` (its tiles at levels 0 and 1 never shrink at the edge
 of C, since a block always runs whole warp tiles) and, when the grid leaves SMs idle, split-K: k is cut into
 slices computed by separate blocks into a workspace and summed in a fixed order by a second kernel, so results do
-not depend on scheduling. The fastest prediction wins.
+not depend on scheduling. The fastest prediction wins. A CUDA-core warp tile's time is modelled from its FMAs,
+issue slots and shared-memory wavefronts per k step (`level0_modelled_seconds` in `manifest.yaml`), a Tensor Core
+warp tile's from its flops.
 
 Analyzer: {{ANALYZER_NOTE}}.
 
