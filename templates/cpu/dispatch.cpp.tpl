@@ -1008,7 +1008,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 // stay in {{DIRECT_CACHE}}: each strip reads all of A again and writes a strip's width of every row of C (the kernels
 // see those two as TileArgs::fetch_a_ahead and c_from_beyond).
 bool held_strips_pay(int64_t M, int64_t N, int64_t K) {
-  return M * held_width(K) >= kChains && matrix_bytes(M, K) <= kStreamABytes && matrix_bytes(M, N) <= kStreamABytes;
+  return held_strips_have_rows(M, K) && matrix_bytes(M, K) <= kStreamABytes && matrix_bytes(M, N) <= kStreamABytes;
 }
 
 // Whether a direct call runs each row of C across its whole width at once (see the kernels' rows_whole): C at most

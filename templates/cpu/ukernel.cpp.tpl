@@ -980,7 +980,7 @@ void {{NAME}}_wide_rows(const TileArgs& args) {
   const int64_t vectors = (args.cols + kLanes - 1) / kLanes;
   if (b_held(vectors, args.k)) {
     kRowsHeldFns[vectors - 1][args.k - 1](args);
-  } else if (args.rows * held_width(args.k) >= kChains && !args.fetch_a_ahead && !args.c_from_beyond) {
+  } else if (held_strips_have_rows(args.rows, args.k) && !args.fetch_a_ahead && !args.c_from_beyond) {
     held_strips(args);
   } else if (vectors <= kWideVectors) {
     kRowsWholeFns[vectors - 1](args);

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   e13a2b42cef1aeac23280404c90849fa803c5e014514ce0d68dceb3e8c5e19e9  template cpu/internal.h.tpl
+//   0332be9cbbd544d426d7e6ff011b16c70efe8bb1a30ea18bb86f9dd152a19b0b  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -109,6 +109,11 @@ constexpr int64_t held_width(int64_t depth) {
   const int64_t fit = (kVectorRegisters - kHeldSpare) / (depth + 1);  // the largest vectors b_held allows
   return fit < kWideVectors ? fit : kWideVectors;
 }
+
+// Whether `rows` rows of C are enough FMA chains for held strips at `depth` (see held_width); fewer were bound by
+// the FMA latency (3x100x13 0.86x, 1x100x13 0.46x against rows_whole). The kernels' wide rows and the dispatcher's
+// held_strips_pay both ask this.
+constexpr bool held_strips_have_rows(int64_t rows, int64_t depth) { return rows * held_width(depth) >= kChains; }
 
 using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   1dea228a8d6202c2041a3c3336e01266cd9210afb40cc0fb486a08034c35bc6e  template cpu/dispatch.cpp.tpl
+//   fe48d20459eaab6affa3a15e3fbd9396cf000b84d806bf96b6d51ebe7728eb8c  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -1025,7 +1025,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 // stay in l2: each strip reads all of A again and writes a strip's width of every row of C (the kernels
 // see those two as TileArgs::fetch_a_ahead and c_from_beyond).
 bool held_strips_pay(int64_t M, int64_t N, int64_t K) {
-  return M * held_width(K) >= kChains && matrix_bytes(M, K) <= kStreamABytes && matrix_bytes(M, N) <= kStreamABytes;
+  return held_strips_have_rows(M, K) && matrix_bytes(M, K) <= kStreamABytes && matrix_bytes(M, N) <= kStreamABytes;
 }
 
 // Whether a direct call runs each row of C across its whole width at once (see the kernels' rows_whole): C at most

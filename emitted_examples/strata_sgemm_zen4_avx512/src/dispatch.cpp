@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   1dea228a8d6202c2041a3c3336e01266cd9210afb40cc0fb486a08034c35bc6e  template cpu/dispatch.cpp.tpl
+//   fe48d20459eaab6affa3a15e3fbd9396cf000b84d806bf96b6d51ebe7728eb8c  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -1024,7 +1024,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
 // stay in l2: each strip reads all of A again and writes a strip's width of every row of C (the kernels
 // see those two as TileArgs::fetch_a_ahead and c_from_beyond).
 bool held_strips_pay(int64_t M, int64_t N, int64_t K) {
-  return M * held_width(K) >= kChains && matrix_bytes(M, K) <= kStreamABytes && matrix_bytes(M, N) <= kStreamABytes;
+  return held_strips_have_rows(M, K) && matrix_bytes(M, K) <= kStreamABytes && matrix_bytes(M, N) <= kStreamABytes;
 }
 
 // Whether a direct call runs each row of C across its whole width at once (see the kernels' rows_whole): C at most

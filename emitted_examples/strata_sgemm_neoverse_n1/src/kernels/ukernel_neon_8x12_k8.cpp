@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   8e5e1e6e908cd18c16bce09cff1794337f65db01513bb58a0988da60e3133d20  template cpu/ukernel.cpp.tpl
+//   949e219370001b1226764070cf0cc695dca6b43ae35518ae2176328bb40e3376  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 8 x 12 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -1766,7 +1766,7 @@ void ukernel_neon_8x12_k8_wide_rows(const TileArgs& args) {
   const int64_t vectors = (args.cols + kLanes - 1) / kLanes;
   if (b_held(vectors, args.k)) {
     kRowsHeldFns[vectors - 1][args.k - 1](args);
-  } else if (args.rows * held_width(args.k) >= kChains && !args.fetch_a_ahead && !args.c_from_beyond) {
+  } else if (held_strips_have_rows(args.rows, args.k) && !args.fetch_a_ahead && !args.c_from_beyond) {
     held_strips(args);
   } else if (vectors <= kWideVectors) {
     kRowsWholeFns[vectors - 1](args);

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   8e5e1e6e908cd18c16bce09cff1794337f65db01513bb58a0988da60e3133d20  template cpu/ukernel.cpp.tpl
+//   949e219370001b1226764070cf0cc695dca6b43ae35518ae2176328bb40e3376  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 4 x 24 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 78.30 GFLOP/s (6.28e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -1127,7 +1127,7 @@ void ukernel_avx2_4x24_k8_wide_rows(const TileArgs& args) {
   const int64_t vectors = (args.cols + kLanes - 1) / kLanes;
   if (b_held(vectors, args.k)) {
     kRowsHeldFns[vectors - 1][args.k - 1](args);
-  } else if (args.rows * held_width(args.k) >= kChains && !args.fetch_a_ahead && !args.c_from_beyond) {
+  } else if (held_strips_have_rows(args.rows, args.k) && !args.fetch_a_ahead && !args.c_from_beyond) {
     held_strips(args);
   } else if (vectors <= kWideVectors) {
     kRowsWholeFns[vectors - 1](args);

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   8e5e1e6e908cd18c16bce09cff1794337f65db01513bb58a0988da60e3133d20  template cpu/ukernel.cpp.tpl
+//   949e219370001b1226764070cf0cc695dca6b43ae35518ae2176328bb40e3376  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 143.30 GFLOP/s (1.26e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -1215,7 +1215,7 @@ void ukernel_avx512_11x32_k4_wide_rows(const TileArgs& args) {
   const int64_t vectors = (args.cols + kLanes - 1) / kLanes;
   if (b_held(vectors, args.k)) {
     kRowsHeldFns[vectors - 1][args.k - 1](args);
-  } else if (args.rows * held_width(args.k) >= kChains && !args.fetch_a_ahead && !args.c_from_beyond) {
+  } else if (held_strips_have_rows(args.rows, args.k) && !args.fetch_a_ahead && !args.c_from_beyond) {
     held_strips(args);
   } else if (vectors <= kWideVectors) {
     kRowsWholeFns[vectors - 1](args);
