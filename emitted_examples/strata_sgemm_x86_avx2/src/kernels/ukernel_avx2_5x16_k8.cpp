@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   949e219370001b1226764070cf0cc695dca6b43ae35518ae2176328bb40e3376  template cpu/ukernel.cpp.tpl
+//   39588f2f1e88dd948b979ee5ed8201a8c89211f54c3b2ccf64bfd9c51ada0092  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 5 x 16 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 77.47 GFLOP/s (5.29e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -127,10 +127,11 @@ constexpr bool packed_a(Operands ops) { return ops != Operands::kDirect; }
 constexpr bool packed_b(Operands ops) { return ops == Operands::kPacked; }
 
 // A B vector of the tile. Read in place, the last vector may run past the end of B's row (and of the matrix), so it
-// is loaded under the column mask; packed panels are allocated whole, so they never need one.
-template <bool kPackedB, bool kLastVector>
+// is loaded under the column mask (kMaskedB), unless the tile's columns fill its vectors (see tile); packed panels
+// are allocated whole, so they never need one.
+template <bool kMaskedB, bool kLastVector>
 inline Vec load_b(const float* p, Mask last) {
-  if constexpr (!kPackedB && kLastVector) return vload_masked(p, last);
+  if constexpr (kMaskedB && kLastVector) return vload_masked(p, last);
   return vload(p);
 }
 
@@ -266,7 +267,7 @@ __attribute__((always_inline)) inline void unrolled(F f) {
 // asks for (8 chains against 4 on the Zen 4: 2x768x768 0.84-0.86x, 1x3072x768 0.92-0.96x). Packed tiles this thin are
 // rare (see row_tiles in the dispatcher) and keep one set: with the streamed tile's prefetches GCC 12 kept the sets
 // in memory.
-template <int kRows, int kVecs, int kAheadRows>
+template <int kRows, int kVecs, int kAheadRows, bool kWhole>
 __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
   constexpr int kSets = thin_sets(kRows, kVecs);
   const int64_t a_rs = t.lda, b_rs = t.ldb;
@@ -285,7 +286,7 @@ __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
     Vec bv[kVecs];
     unrolled<kVecs>([&](int v) {
       const float* const from = b + step * b_rs + v * kLanes;
-      bv[v] = v == kVecs - 1 ? vload_masked(from, last) : vload(from);
+      bv[v] = !kWhole && v == kVecs - 1 ? vload_masked(from, last) : vload(from);
     });
     unrolled<kRows>([&](int r) {
       const Vec x = vbroadcast(a + r * a_rs + step);
@@ -315,15 +316,16 @@ __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
 }
 
 // The body of every tile; inlined into tile() below and into a shallow direct strip's loop. kAheadRows > 0: a direct
-// tile that fetches the next tile's rows of A (see prefetch_a_rows), which start kRows rows below its own.
-template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
+// tile that fetches the next tile's rows of A (see prefetch_a_rows), which start kRows rows below its own. kWhole:
+// the tile's columns fill all kVecs vectors, so that B, read in place, needs no mask (see tile).
+template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0, bool kWhole = false>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
-  constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps);
+  constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps), kMaskedB = !kPackedB && !kWhole;
   static_assert(!kPackedA || kAheadRows == 0, "a packed tile's A is a packed panel");
   static_assert(kRows >= 1 && kRows <= 5 && kVecs >= 1 && kVecs <= 2, "tile outside the register tile");
   if constexpr (!kPackedA && thin_sets(kRows, kVecs) > 1) {
     if (t.k >= thin_sets(kRows, kVecs)) {  // a shallower tile has fewer steps than sets
-      thin_tile_body<kRows, kVecs, kAheadRows>(t);
+      thin_tile_body<kRows, kVecs, kAheadRows, kWhole>(t);
       return;
     }
   }
@@ -334,9 +336,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       bottom.a += kTop * t.lda;
       bottom.c += kTop * t.ldc;
       bottom.rows = kRows - kTop;
-      tile_body<Operands::kDirect, kTop, kVecs>(t);
+      tile_body<Operands::kDirect, kTop, kVecs, 0, kWhole>(t);
       // The next tile starts below the bottom half.
-      tile_body<Operands::kDirect, kRows - kTop, kVecs, kAheadRows>(bottom);
+      tile_body<Operands::kDirect, kRows - kTop, kVecs, kAheadRows, kWhole>(bottom);
       return;
     }
   }
@@ -381,8 +383,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     fetch_b_ahead<kOps, kVecs, 8>(fetch_b, b, b_rs);
     fetch_next_b<kOps>(t, next_row);
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 0 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -410,8 +412,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 1 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -439,8 +441,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 2 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -468,8 +470,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 3 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -497,8 +499,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 4 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 4 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 4 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 4 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 4 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -526,8 +528,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 5 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 5 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 5 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 5 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 5 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -555,8 +557,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 6 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 6 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 6 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 6 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 6 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -584,8 +586,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 7 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 7 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 7 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 7 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 7 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -624,8 +626,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
     fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
     fetch_b_ahead<kOps, kVecs, 1>(fetch_b, b, b_rs);
-    const Vec b0 = kVecs > 0 ? load_b<kPackedB, kVecs == 1>(b + 0 * kLanes, last) : vzero();
-    const Vec b1 = kVecs > 1 ? load_b<kPackedB, kVecs == 2>(b + 1 * kLanes, last) : vzero();
+    const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 0 * kLanes, last) : vzero();
+    const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 1 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {
       const Vec a0 = vbroadcast(kPackedA ? a + 0 * a_rs : rows3[0 / 3] + 0 % 3 * a_rs);
       c0_0 = vfma(a0, b0, c0_0);
@@ -684,9 +686,17 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   });
 }
 
-// One tile, out of line: what the tables below and a strip's loop point to.
+// One tile, out of line: what the tables below and a strip's loop point to. A tile that reads B in place and whose
+// columns fill its vectors runs without the column mask: a masked load of B on every k step made the 11x32 tile
+// over 11x32x256 take 1.03x as long on one thread of an AMD Zen 4 (the mask reloaded from the stack each step, the
+// load then waiting on it).
 template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
 __attribute__((noinline)) void tile(const TileArgs& t) {
+  if constexpr (!packed_b(kOps))
+    if (t.cols == kVecs * kLanes) {
+      tile_body<kOps, kRows, kVecs, kAheadRows, true>(t);
+      return;
+    }
   tile_body<kOps, kRows, kVecs, kAheadRows>(t);
 }
 
