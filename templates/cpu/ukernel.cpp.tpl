@@ -33,6 +33,11 @@ inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
 inline Vec vmul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
 // Only thin tiles add vectors (see thin_tile_body), and a profile kit, which times full tiles, has none.
 [[maybe_unused]] inline Vec vadd(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+// The value in a vector register from here on, where the compiler cannot see it (see load_b).
+[[maybe_unused]] inline Vec in_register(Vec v) {
+  asm("" : "+v"(v));
+  return v;
+}
 inline Mask lane_mask(int lanes) { return static_cast<Mask>((1u << lanes) - 1u); }
 inline Vec vload_masked(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
 inline void vstore_masked(float* p, Mask m, Vec v) { _mm512_mask_storeu_ps(p, m, v); }
@@ -84,6 +89,11 @@ inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
 inline Vec vmul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
 // Only thin tiles add vectors (see thin_tile_body), and a profile kit, which times full tiles, has none.
 [[maybe_unused]] inline Vec vadd(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+// The value in a vector register from here on, where the compiler cannot see it (see load_b).
+[[maybe_unused]] inline Vec in_register(Vec v) {
+  asm("" : "+x"(v));
+  return v;
+}
 inline Mask lane_mask(int lanes) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
@@ -128,6 +138,11 @@ inline Vec vfma(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }
 inline Vec vmul(Vec a, Vec b) { return vmulq_f32(a, b); }
 // Only thin tiles add vectors (see thin_tile_body), and a profile kit, which times full tiles, has none.
 [[maybe_unused]] inline Vec vadd(Vec a, Vec b) { return vaddq_f32(a, b); }
+// The value in a vector register from here on, where the compiler cannot see it (see load_b).
+[[maybe_unused]] inline Vec in_register(Vec v) {
+  asm("" : "+w"(v));
+  return v;
+}
 inline Mask lane_mask(int lanes) { return lanes; }
 inline Vec vload_masked(const float* p, Mask m) {
   if (m >= kLanes) return vld1q_f32(p);
@@ -214,12 +229,15 @@ constexpr bool packed_a(Operands ops) { return ops != Operands::kDirect; }
 constexpr bool packed_b(Operands ops) { return ops == Operands::kPacked; }
 
 // A B vector of the tile. Read in place, the last vector may run past the end of B's row (and of the matrix), so it
-// is loaded under the column mask (kMaskedB), unless the tile's columns fill its vectors (see tile); packed panels
-// are allocated whole, so they never need one.
-template <bool kMaskedB, bool kLastVector>
+// is loaded under the column mask, unless the tile's columns fill its vectors (kWhole, see tile); packed panels are
+// allocated whole, so they never need one. An unmasked vector read in place is held in a register (in_register): GCC
+// 12 otherwise folded its load into every FMA that used it, a 512-bit load per row, and broadcast A separately,
+// where the masked load was loaded once and A's broadcast folded (a 3 x 1 tile, 3x17x64: 1.24x as long).
+template <bool kPackedB, bool kWhole, bool kLastVector>
 inline Vec load_b(const float* p, Mask last) {
-  if constexpr (kMaskedB && kLastVector) return vload_masked(p, last);
-  return vload(p);
+  if constexpr (kPackedB) return vload(p);
+  if constexpr (!kWhole && kLastVector) return vload_masked(p, last);
+  return in_register(vload(p));
 }
 
 // C is read once, after the whole k loop, and its rows lie ldc apart, where no hardware prefetcher follows: a tile
@@ -373,7 +391,7 @@ __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
     Vec bv[kVecs];
     unrolled<kVecs>([&](int v) {
       const float* const from = b + step * b_rs + v * kLanes;
-      bv[v] = !kWhole && v == kVecs - 1 ? vload_masked(from, last) : vload(from);
+      bv[v] = !kWhole && v == kVecs - 1 ? vload_masked(from, last) : in_register(vload(from));
     });
     unrolled<kRows>([&](int r) {
       const Vec x = vbroadcast(a + r * a_rs + step);
@@ -407,7 +425,7 @@ __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
 // the tile's columns fill all kVecs vectors, so that B, read in place, needs no mask (see tile).
 template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0, bool kWhole = false>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
-  constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps), kMaskedB = !kPackedB && !kWhole;
+  constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps);
   static_assert(!kPackedA || kAheadRows == 0, "a packed tile's A is a packed panel");
   static_assert(kRows >= 1 && kRows <= {{MR}} && kVecs >= 1 && kVecs <= {{NV}}, "tile outside the register tile");
   if constexpr (!kPackedA && thin_sets(kRows, kVecs) > 1) {
@@ -461,7 +479,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     fetch_b_ahead<kOps, kVecs, {{KU}}>(fetch_b, b, b_rs);
     fetch_next_b<kOps>(t, next_row);
 {{#UNROLL}}    {
-{{#VEC}}      const Vec b{{V}} = kVecs > {{V}} ? load_b<kMaskedB, kVecs == {{V1}}>(b + {{U}} * b_rs + {{V}} * kLanes, last) : vzero();
+{{#VEC}}      const Vec b{{V}} = kVecs > {{V}} ? load_b<kPackedB, kWhole, kVecs == {{V1}}>(b + {{U}} * b_rs + {{V}} * kLanes, last) : vzero();
 {{/VEC}}{{#ROW}}      if constexpr (kRows > {{R}}) {
         const Vec a{{R}} = vbroadcast(a + {{R}} * a_rs + {{U}} * a_cs);
 {{#VEC}}        {{VEC_GUARD}}c{{R}}_{{V}} = vfma(a{{R}}, b{{V}}, c{{R}}_{{V}});
@@ -479,7 +497,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
     fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
     fetch_b_ahead<kOps, kVecs, 1>(fetch_b, b, b_rs);
-{{#VEC}}    const Vec b{{V}} = kVecs > {{V}} ? load_b<kMaskedB, kVecs == {{V1}}>(b + {{V}} * kLanes, last) : vzero();
+{{#VEC}}    const Vec b{{V}} = kVecs > {{V}} ? load_b<kPackedB, kWhole, kVecs == {{V1}}>(b + {{V}} * kLanes, last) : vzero();
 {{/VEC}}{{#ROW}}    if constexpr (kRows > {{R}}) {
       const Vec a{{R}} = vbroadcast(kPackedA ? a + {{R}} * a_rs : rows3[{{R}} / 3] + {{R}} % 3 * a_rs);
 {{#VEC}}      {{VEC_GUARD}}c{{R}}_{{V}} = vfma(a{{R}}, b{{V}}, c{{R}}_{{V}});
@@ -496,7 +514,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     fetch_b_ahead<kOps, kVecs, {{KU}}>(fetch_b, b, b_rs);
     fetch_next_b<kOps>(t, next_row);
 {{#UNROLL}}    {
-{{#VEC}}      const Vec b{{V}} = kVecs > {{V}} ? load_b<kMaskedB, kVecs == {{V1}}>(b + {{U}} * b_rs + {{V}} * kLanes, last) : vzero();
+{{#VEC}}      const Vec b{{V}} = kVecs > {{V}} ? load_b<kPackedB, kWhole, kVecs == {{V1}}>(b + {{U}} * b_rs + {{V}} * kLanes, last) : vzero();
 {{/VEC}}      if constexpr (kPackedA) {
 {{#A_GROUP}}        const Vec a{{G}} = kRows > {{FIRST}} ? vload(a + {{OFFSET}} + {{U}} * a_cs) : vzero();
 {{/A_GROUP}}{{#ROW}}        if constexpr (kRows > {{R}}) {
@@ -512,7 +530,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
 {{/UNROLL}}  }
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
     fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
-{{#VEC}}    const Vec b{{V}} = kVecs > {{V}} ? load_b<kMaskedB, kVecs == {{V1}}>(b + {{V}} * kLanes, last) : vzero();
+{{#VEC}}    const Vec b{{V}} = kVecs > {{V}} ? load_b<kPackedB, kWhole, kVecs == {{V1}}>(b + {{V}} * kLanes, last) : vzero();
 {{/VEC}}    if constexpr (kPackedA) {
 {{#A_GROUP}}      const Vec a{{G}} = kRows > {{FIRST}} ? vload(a + {{OFFSET}}) : vzero();
 {{/A_GROUP}}{{#ROW}}      if constexpr (kRows > {{R}}) {

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   39588f2f1e88dd948b979ee5ed8201a8c89211f54c3b2ccf64bfd9c51ada0092  template cpu/ukernel.cpp.tpl
+//   b16cec33f9c616819e30d57f4c256fcfcf784f4f6621ebd02a4b3faa45964947  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -43,6 +43,11 @@ inline Vec vfma(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }
 inline Vec vmul(Vec a, Vec b) { return vmulq_f32(a, b); }
 // Only thin tiles add vectors (see thin_tile_body), and a profile kit, which times full tiles, has none.
 [[maybe_unused]] inline Vec vadd(Vec a, Vec b) { return vaddq_f32(a, b); }
+// The value in a vector register from here on, where the compiler cannot see it (see load_b).
+[[maybe_unused]] inline Vec in_register(Vec v) {
+  asm("" : "+w"(v));
+  return v;
+}
 inline Mask lane_mask(int lanes) { return lanes; }
 inline Vec vload_masked(const float* p, Mask m) {
   if (m >= kLanes) return vld1q_f32(p);
@@ -129,12 +134,15 @@ constexpr bool packed_a(Operands ops) { return ops != Operands::kDirect; }
 constexpr bool packed_b(Operands ops) { return ops == Operands::kPacked; }
 
 // A B vector of the tile. Read in place, the last vector may run past the end of B's row (and of the matrix), so it
-// is loaded under the column mask (kMaskedB), unless the tile's columns fill its vectors (see tile); packed panels
-// are allocated whole, so they never need one.
-template <bool kMaskedB, bool kLastVector>
+// is loaded under the column mask, unless the tile's columns fill its vectors (kWhole, see tile); packed panels are
+// allocated whole, so they never need one. An unmasked vector read in place is held in a register (in_register): GCC
+// 12 otherwise folded its load into every FMA that used it, a 512-bit load per row, and broadcast A separately,
+// where the masked load was loaded once and A's broadcast folded (a 3 x 1 tile, 3x17x64: 1.24x as long).
+template <bool kPackedB, bool kWhole, bool kLastVector>
 inline Vec load_b(const float* p, Mask last) {
-  if constexpr (kMaskedB && kLastVector) return vload_masked(p, last);
-  return vload(p);
+  if constexpr (kPackedB) return vload(p);
+  if constexpr (!kWhole && kLastVector) return vload_masked(p, last);
+  return in_register(vload(p));
 }
 
 // C is read once, after the whole k loop, and its rows lie ldc apart, where no hardware prefetcher follows: a tile
@@ -288,7 +296,7 @@ __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
     Vec bv[kVecs];
     unrolled<kVecs>([&](int v) {
       const float* const from = b + step * b_rs + v * kLanes;
-      bv[v] = !kWhole && v == kVecs - 1 ? vload_masked(from, last) : vload(from);
+      bv[v] = !kWhole && v == kVecs - 1 ? vload_masked(from, last) : in_register(vload(from));
     });
     unrolled<kRows>([&](int r) {
       const Vec x = vbroadcast(a + r * a_rs + step);
@@ -322,7 +330,7 @@ __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
 // the tile's columns fill all kVecs vectors, so that B, read in place, needs no mask (see tile).
 template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0, bool kWhole = false>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
-  constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps), kMaskedB = !kPackedB && !kWhole;
+  constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps);
   static_assert(!kPackedA || kAheadRows == 0, "a packed tile's A is a packed panel");
   static_assert(kRows >= 1 && kRows <= 11 && kVecs >= 1 && kVecs <= 2, "tile outside the register tile");
   if constexpr (!kPackedA && thin_sets(kRows, kVecs) > 1) {
@@ -392,8 +400,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     fetch_b_ahead<kOps, kVecs, 8>(fetch_b, b, b_rs);
     fetch_next_b<kOps>(t, next_row);
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 0 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 0 * a_cs) : vzero();
@@ -501,8 +509,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 1 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 1 * a_cs) : vzero();
@@ -610,8 +618,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 2 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 2 * a_cs) : vzero();
@@ -719,8 +727,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 3 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 3 * a_cs) : vzero();
@@ -828,8 +836,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 4 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 4 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 4 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 4 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 4 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 4 * a_cs) : vzero();
@@ -937,8 +945,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 5 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 5 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 5 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 5 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 5 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 5 * a_cs) : vzero();
@@ -1046,8 +1054,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 6 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 6 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 6 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 6 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 6 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 6 * a_cs) : vzero();
@@ -1155,8 +1163,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 7 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 7 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 7 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 7 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 7 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 7 * a_cs) : vzero();
@@ -1266,8 +1274,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   }
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
     fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
-    const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 0 * kLanes, last) : vzero();
-    const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 1 * kLanes, last) : vzero();
+    const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 0 * kLanes, last) : vzero();
+    const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 1 * kLanes, last) : vzero();
     if constexpr (kPackedA) {
       const Vec a0 = kRows > 0 ? vload(a + 0) : vzero();
       const Vec a1 = kRows > 4 ? vload(a + 4) : vzero();

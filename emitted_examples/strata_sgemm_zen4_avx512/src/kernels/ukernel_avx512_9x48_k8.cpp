@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   39588f2f1e88dd948b979ee5ed8201a8c89211f54c3b2ccf64bfd9c51ada0092  template cpu/ukernel.cpp.tpl
+//   b16cec33f9c616819e30d57f4c256fcfcf784f4f6621ebd02a4b3faa45964947  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 9 x 48 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 142.70 GFLOP/s (1.55e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -39,6 +39,11 @@ inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
 inline Vec vmul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
 // Only thin tiles add vectors (see thin_tile_body), and a profile kit, which times full tiles, has none.
 [[maybe_unused]] inline Vec vadd(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+// The value in a vector register from here on, where the compiler cannot see it (see load_b).
+[[maybe_unused]] inline Vec in_register(Vec v) {
+  asm("" : "+v"(v));
+  return v;
+}
 inline Mask lane_mask(int lanes) { return static_cast<Mask>((1u << lanes) - 1u); }
 inline Vec vload_masked(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
 inline void vstore_masked(float* p, Mask m, Vec v) { _mm512_mask_storeu_ps(p, m, v); }
@@ -136,12 +141,15 @@ constexpr bool packed_a(Operands ops) { return ops != Operands::kDirect; }
 constexpr bool packed_b(Operands ops) { return ops == Operands::kPacked; }
 
 // A B vector of the tile. Read in place, the last vector may run past the end of B's row (and of the matrix), so it
-// is loaded under the column mask (kMaskedB), unless the tile's columns fill its vectors (see tile); packed panels
-// are allocated whole, so they never need one.
-template <bool kMaskedB, bool kLastVector>
+// is loaded under the column mask, unless the tile's columns fill its vectors (kWhole, see tile); packed panels are
+// allocated whole, so they never need one. An unmasked vector read in place is held in a register (in_register): GCC
+// 12 otherwise folded its load into every FMA that used it, a 512-bit load per row, and broadcast A separately,
+// where the masked load was loaded once and A's broadcast folded (a 3 x 1 tile, 3x17x64: 1.24x as long).
+template <bool kPackedB, bool kWhole, bool kLastVector>
 inline Vec load_b(const float* p, Mask last) {
-  if constexpr (kMaskedB && kLastVector) return vload_masked(p, last);
-  return vload(p);
+  if constexpr (kPackedB) return vload(p);
+  if constexpr (!kWhole && kLastVector) return vload_masked(p, last);
+  return in_register(vload(p));
 }
 
 // C is read once, after the whole k loop, and its rows lie ldc apart, where no hardware prefetcher follows: a tile
@@ -295,7 +303,7 @@ __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
     Vec bv[kVecs];
     unrolled<kVecs>([&](int v) {
       const float* const from = b + step * b_rs + v * kLanes;
-      bv[v] = !kWhole && v == kVecs - 1 ? vload_masked(from, last) : vload(from);
+      bv[v] = !kWhole && v == kVecs - 1 ? vload_masked(from, last) : in_register(vload(from));
     });
     unrolled<kRows>([&](int r) {
       const Vec x = vbroadcast(a + r * a_rs + step);
@@ -329,7 +337,7 @@ __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
 // the tile's columns fill all kVecs vectors, so that B, read in place, needs no mask (see tile).
 template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0, bool kWhole = false>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
-  constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps), kMaskedB = !kPackedB && !kWhole;
+  constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps);
   static_assert(!kPackedA || kAheadRows == 0, "a packed tile's A is a packed panel");
   static_assert(kRows >= 1 && kRows <= 9 && kVecs >= 1 && kVecs <= 3, "tile outside the register tile");
   if constexpr (!kPackedA && thin_sets(kRows, kVecs) > 1) {
@@ -409,9 +417,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     fetch_b_ahead<kOps, kVecs, 8>(fetch_b, b, b_rs);
     fetch_next_b<kOps>(t, next_row);
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kMaskedB, kVecs == 3>(b + 0 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 0 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 0 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -468,9 +476,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kMaskedB, kVecs == 3>(b + 1 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 1 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 1 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -527,9 +535,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kMaskedB, kVecs == 3>(b + 2 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 2 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 2 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -586,9 +594,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kMaskedB, kVecs == 3>(b + 3 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 3 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 3 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -645,9 +653,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 4 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 4 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kMaskedB, kVecs == 3>(b + 4 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 4 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 4 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 4 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 4 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -704,9 +712,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 5 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 5 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kMaskedB, kVecs == 3>(b + 5 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 5 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 5 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 5 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 5 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -763,9 +771,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 6 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 6 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kMaskedB, kVecs == 3>(b + 6 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 6 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 6 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 6 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 6 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -822,9 +830,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 7 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 7 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kMaskedB, kVecs == 3>(b + 7 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 7 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 7 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 7 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 7 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -892,9 +900,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
     fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
     fetch_b_ahead<kOps, kVecs, 1>(fetch_b, b, b_rs);
-    const Vec b0 = kVecs > 0 ? load_b<kMaskedB, kVecs == 1>(b + 0 * kLanes, last) : vzero();
-    const Vec b1 = kVecs > 1 ? load_b<kMaskedB, kVecs == 2>(b + 1 * kLanes, last) : vzero();
-    const Vec b2 = kVecs > 2 ? load_b<kMaskedB, kVecs == 3>(b + 2 * kLanes, last) : vzero();
+    const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 0 * kLanes, last) : vzero();
+    const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 1 * kLanes, last) : vzero();
+    const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 2 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {
       const Vec a0 = vbroadcast(kPackedA ? a + 0 * a_rs : rows3[0 / 3] + 0 % 3 * a_rs);
       c0_0 = vfma(a0, b0, c0_0);
