@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   b16cec33f9c616819e30d57f4c256fcfcf784f4f6621ebd02a4b3faa45964947  template cpu/ukernel.cpp.tpl
+//   9ab9d24bf842ab635d193df61ad69ac08feecfe4ec0b3a6f5af0c0451e279b3b  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 16 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 127.30 GFLOP/s (7.08e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -1024,37 +1024,65 @@ void row_streams(const TileArgs& t) {
   row_streams<kRows, false>(t);
 }
 
-// Every row of C across its whole width, kVecs vectors, over all of a shallow k, one row after another (see
-// wide_rows_pay in the dispatcher): each row's accumulators take one broadcast of A and kVecs FMAs per k step, and
-// the row is stored whole. A call of a few dozen FMAs spent more on the strips and tiles around them than on the FMAs
-// (13x33x1: two strips of two tiles each); here consecutive rows are independent chains, which the core overlaps.
-// Rows do not share their loads of B, so beyond a few hundred FMAs the tiles win again (see wide_rows_pay), but where
-// C goes to memory, which it then writes in order, a row's lines whole; two or four rows at a time, sharing them,
-// GCC 12 kept the accumulators of all but the first row in memory, stored on every k step.
-template <int kVecs>
-void rows_whole(const TileArgs& t) {
-  const Mask full = lane_mask(kLanes), last = lane_mask(t.cols - (kVecs - 1) * kLanes);
-  // Copied out of t: a store to C may alias t's floats, and the compiler reloaded them after every store.
-  const float* const b = t.b;
-  float* c = t.c;
-  const float* a = t.a;
-  const int64_t lda = t.lda, ldb = t.ldb, ldc = t.ldc, depth = t.k, rows = t.rows;
-  const float alpha = t.alpha, beta = t.beta;
-  for (int64_t i = 0; i < rows; ++i, a += lda, c += ldc) {
-    Vec acc[kVecs];
-    unrolled<kVecs>([&](int v) { acc[v] = vzero(); });
-    const float* row = b;
-    for (int64_t p = 0; p < depth; ++p, row += ldb) {
-      const Vec x = vbroadcast(a + p);
-      unrolled<kVecs>([&](int v) {
-        const Vec bv = v == kVecs - 1 ? vload_masked(row + v * kLanes, last) : vload(row + v * kLanes);
-        acc[v] = vfma(x, bv, acc[v]);
-      });
-    }
-    with_epilogue(alpha, beta, [&](auto mode) __attribute__((always_inline)) {
-      store_row<decltype(mode)::value, kVecs>(c, acc, vset1(alpha), vset1(beta), full, last);
+// kRows (1 to 4) rows of C from a and c, each across its kVecs vectors, over all of t's k steps: each k step loads
+// B's row once (in_register keeps GCC from folding the load into every row's FMA) and broadcasts one element of A per
+// row. Each row's accumulators are an array of their own: in one kRows x kVecs array, GCC 12 kept them in memory and
+// stored them on every k step.
+template <int kVecs, int kRows, Epilogue kMode>
+__attribute__((always_inline)) inline void whole_rows(const TileArgs& t, const float* a, float* c, Mask last) {
+  static_assert(kRows >= 1 && kRows <= 4, "whole_rows runs 1 to 4 rows");
+  const float* row = t.b;
+  const int64_t lda = t.lda, ldb = t.ldb, ldc = t.ldc, depth = t.k;
+  Vec acc0[kVecs], acc1[kVecs], acc2[kVecs], acc3[kVecs];
+  // f(acc of row r, r) for each of the kRows rows.
+  const auto each_row = [&](auto f) __attribute__((always_inline)) {
+    f(acc0, 0);
+    if constexpr (kRows > 1) f(acc1, 1);
+    if constexpr (kRows > 2) f(acc2, 2);
+    if constexpr (kRows > 3) f(acc3, 3);
+  };
+  each_row([&](Vec(&acc)[kVecs], int) { unrolled<kVecs>([&](int v) { acc[v] = vzero(); }); });
+  for (int64_t p = 0; p < depth; ++p, row += ldb) {
+    Vec bv[kVecs];
+    unrolled<kVecs>([&](int v) {
+      bv[v] = in_register(v == kVecs - 1 ? vload_masked(row + v * kLanes, last) : vload(row + v * kLanes));
+    });
+    each_row([&](Vec(&acc)[kVecs], int r) {
+      const Vec x = vbroadcast(a + r * lda + p);
+      unrolled<kVecs>([&](int v) { acc[v] = vfma(x, bv[v], acc[v]); });
     });
   }
+  const Vec alpha = vset1(t.alpha), beta = vset1(t.beta);
+  each_row([&](Vec(&acc)[kVecs], int r) {
+    store_row<kMode, kVecs>(c + r * ldc, acc, alpha, beta, lane_mask(kLanes), last);
+  });
+}
+
+// Every row of C across its whole width, kVecs vectors, over all of a shallow k, a few rows at a time (see
+// wide_rows_pay in the dispatcher): each row's accumulators take one broadcast of A and kVecs FMAs per k step, and
+// the row is stored whole. A call of a few dozen FMAs spent more on the strips and tiles around them than on the FMAs
+// (13x33x1: two strips of two tiles each); here rows are independent chains, which the core overlaps. The rows run
+// at a time share their loads of B: one row at a time, a core that loads one 512-bit vector per cycle (an AMD Zen 4)
+// waited on those loads, a load per FMA (3x100x13: 1.34x faster with three rows at a time, medians of interleaved
+// rounds on one thread). Beyond a few hundred FMAs the tiles win again (see wide_rows_pay), but where C goes to
+// memory, which it then writes in order, a row's lines whole.
+template <int kVecs>
+void rows_whole(const TileArgs& t) {
+  // Rows at a time: as many as the vector registers hold the accumulators of, beside B's row and a broadcast.
+  constexpr int kFit = (kVectorRegisters - kVecs - 1) / kVecs;
+  constexpr int kRowsAtOnce = kFit < 1 ? 1 : kFit > 4 ? 4 : kFit;
+  const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
+  // Copied out of t: a store to C may alias t's fields, and the compiler reloaded them after every store.
+  const float* a = t.a;
+  float* c = t.c;
+  const int64_t lda = t.lda, ldc = t.ldc, rows = t.rows;
+  with_epilogue(t.alpha, t.beta, [&](auto mode) __attribute__((always_inline)) {
+    constexpr Epilogue kMode = decltype(mode)::value;
+    int64_t i = 0;
+    for (; i + kRowsAtOnce <= rows; i += kRowsAtOnce, a += kRowsAtOnce * lda, c += kRowsAtOnce * ldc)
+      whole_rows<kVecs, kRowsAtOnce, kMode>(t, a, c, last);
+    for (; i < rows; ++i, a += lda, c += ldc) whole_rows<kVecs, 1, kMode>(t, a, c, last);
+  });
 }
 
 // rows_whole<1> to rows_whole<kWideVectors>, by the number of vectors less one.
