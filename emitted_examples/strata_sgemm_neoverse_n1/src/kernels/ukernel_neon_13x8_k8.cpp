@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   9ab9d24bf842ab635d193df61ad69ac08feecfe4ec0b3a6f5af0c0451e279b3b  template cpu/ukernel.cpp.tpl
+//   f0156d17438b2847055ebe47f4bc68dc667ecc62cc93a3fa296b5f774f29f351  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   9ab9d24bf842ab635d193df61ad69ac08feecfe4ec0b3a6f5af0c0451e279b3b  template cpu/ukernel.cpp.tpl
+//   f0156d17438b2847055ebe47f4bc68dc667ecc62cc93a3fa296b5f774f29f351  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 9 x 48 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 142.70 GFLOP/s (1.55e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -897,12 +897,13 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   constexpr int kRowGroups = (kRows + 2) / 3;
   const float* rows3[kRowGroups];
   for (int g = 0; g < kRowGroups; ++g) rows3[g] = a + 3 * g * a_rs;
-  for (; p < depth; ++p, a += a_cs, b += b_rs) {
+  // One k step; `unmasked`: B's last vector is loaded whole, as where the columns fill it (see below).
+  const auto step = [&](auto unmasked) __attribute__((always_inline)) {
     fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
     fetch_b_ahead<kOps, kVecs, 1>(fetch_b, b, b_rs);
-    const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 0 * kLanes, last) : vzero();
-    const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 1 * kLanes, last) : vzero();
-    const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 2 * kLanes, last) : vzero();
+    const Vec b0 = kVecs > 0 ? load_b<kPackedB, decltype(unmasked)::value, kVecs == 1>(b + 0 * kLanes, last) : vzero();
+    const Vec b1 = kVecs > 1 ? load_b<kPackedB, decltype(unmasked)::value, kVecs == 2>(b + 1 * kLanes, last) : vzero();
+    const Vec b2 = kVecs > 2 ? load_b<kPackedB, decltype(unmasked)::value, kVecs == 3>(b + 2 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {
       const Vec a0 = vbroadcast(kPackedA ? a + 0 * a_rs : rows3[0 / 3] + 0 % 3 * a_rs);
       c0_0 = vfma(a0, b0, c0_0);
@@ -958,7 +959,17 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       if constexpr (kVecs > 2) c8_2 = vfma(a8, b2, c8_2);
     }
     for (int g = 0; g < kRowGroups; ++g) rows3[g] += a_cs;
-  }
+  };
+  // Read in place, the last vector of a row of B runs kVecs * kLanes - cols floats past the tile's columns; where
+  // that is at most ldb, it ends within the tile's columns of the next row, memory of B's. So all k steps but the
+  // last load it whole, and the lanes past the columns, which never reach C (its stores are masked), hold products
+  // of B's other elements. A masked load on every k step made 31x13x64 (the 15x16 kernel's 15 x 1 tiles) take 1.11x
+  // as long on one thread of an AMD Zen 4.
+  if constexpr (!kPackedB && !kWhole)
+    for (const int64_t whole_steps = kVecs * kLanes - t.cols <= t.ldb ? depth - 1 : 0; p < whole_steps;
+         ++p, a += a_cs, b += b_rs)
+      step(std::true_type{});
+  for (; p < depth; ++p, a += a_cs, b += b_rs) step(std::bool_constant<kWhole>{});
   // C's pointer, stride and scalars are copied out of t first: a store to C may alias t's alpha and beta (floats),
   // and the compiler reloaded and retested them, and C's pointer and stride with them, row by row.
   float* const c = t.c;
