@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   f0156d17438b2847055ebe47f4bc68dc667ecc62cc93a3fa296b5f774f29f351  template cpu/ukernel.cpp.tpl
+//   5eb2f830327895c7b7e87477bbf4e589ef7f14224db7522f8b27c90e115ba749  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 5 x 16 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 77.47 GFLOP/s (5.29e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -888,6 +888,12 @@ void direct_vectors(const TileArgs& args) {
 // 300x8x64 1.24-1.31x, 64x3x17 1.04-1.19x, 17x7x33 1.04-1.07x (its last row as a tile, see along_m); the AVX2
 // descriptor's kernels (at most 4 columns along m): 64x3x17 1.25x, 13x3x31 1.17x. The dispatcher's model still
 // prices such a strip as tiles (direct_work), so it overestimates it.
+// A block of at most this many k steps (the last of a strip's k loop) is copied into `at` element by element rather
+// than transposed: the transpose moves a whole kLanes x kLanes block however few steps it holds. Medians of
+// interleaved rounds, one thread of an AMD Zen 4: 64x3x17 1.32x faster, 300x8x66 1.12x, 17x7x33 1.05x; copying
+// blocks of up to kLanes / 2 steps, 64x3x24 (8 steps copied) ran 0.85x as fast, 64x3x21 (5) alike.
+constexpr int kCopiedSteps = kLanes / 4;
+
 template <int kCols>
 void columns_along_m(const TileArgs& t) {
   static_assert(kCols * 2 <= kLanes, "a strip along m is at most half a vector wide");
@@ -901,11 +907,16 @@ void columns_along_m(const TileArgs& t) {
     unrolled<kCols>([&](int n) { acc[n] = vzero(); });
     for (int64_t k0 = 0; k0 < t.k; k0 += kLanes) {
       const int depth = t.k - k0 < kLanes ? static_cast<int>(t.k - k0) : kLanes;
-      const Mask steps = lane_mask(depth);
-      Vec v[kLanes];
-      for (int r = 0; r < kLanes; ++r) v[r] = r < rows ? vload_masked(a + r * t.lda + k0, steps) : vzero();
-      transpose(v);
-      for (int j = 0; j < kLanes; ++j) _mm256_storeu_ps(at + j * kLanes, v[j]);
+      if (depth <= kCopiedSteps) {  // a short last block: copied element by element
+        for (int j = 0; j < depth; ++j)
+          for (int r = 0; r < kLanes; ++r) at[j * kLanes + r] = r < rows ? a[r * t.lda + k0 + j] : 0.0f;
+      } else {
+        const Mask steps = lane_mask(depth);
+        Vec v[kLanes];
+        for (int r = 0; r < kLanes; ++r) v[r] = r < rows ? vload_masked(a + r * t.lda + k0, steps) : vzero();
+        transpose(v);
+        for (int j = 0; j < kLanes; ++j) _mm256_storeu_ps(at + j * kLanes, v[j]);
+      }
       const float* b = t.b + k0 * t.ldb;
       for (int j = 0; j < depth; ++j, b += t.ldb) {
         const Vec x = vload(at + j * kLanes);
