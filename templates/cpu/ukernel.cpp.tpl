@@ -570,9 +570,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
 }
 
 // One tile, out of line: what the tables below and a strip's loop point to. A tile that reads B in place and whose
-// columns fill its vectors runs without the column mask: a masked load of B on every k step made the 11x32 tile
-// over 11x32x256 take 1.03x as long on one thread of an AMD Zen 4 (the mask reloaded from the stack each step, the
-// load then waiting on it).
+// columns fill its vectors runs without the column mask: a masked load of B on every k step (GCC 12 reloaded the
+// mask from the stack for each) made the 11x32 tile over 11x32x256 take 1.03x as long on one thread of an AMD Zen 4.
 template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
 __attribute__((noinline)) void tile(const TileArgs& t) {
   if constexpr (!packed_b(kOps))

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   5eb2f830327895c7b7e87477bbf4e589ef7f14224db7522f8b27c90e115ba749  template cpu/ukernel.cpp.tpl
+//   b6426c2ef03587ed591fc4d8ac65d03cb4d9b77cb194457b4852e35a6c5375d5  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 4 x 24 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 78.30 GFLOP/s (6.28e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -704,9 +704,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
 }
 
 // One tile, out of line: what the tables below and a strip's loop point to. A tile that reads B in place and whose
-// columns fill its vectors runs without the column mask: a masked load of B on every k step made the 11x32 tile
-// over 11x32x256 take 1.03x as long on one thread of an AMD Zen 4 (the mask reloaded from the stack each step, the
-// load then waiting on it).
+// columns fill its vectors runs without the column mask: a masked load of B on every k step (GCC 12 reloaded the
+// mask from the stack for each) made the 11x32 tile over 11x32x256 take 1.03x as long on one thread of an AMD Zen 4.
 template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
 __attribute__((noinline)) void tile(const TileArgs& t) {
   if constexpr (!packed_b(kOps))
