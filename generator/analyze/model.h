@@ -13,9 +13,10 @@ namespace strata {
 // level sees: an instance's bandwidth divided by the units of that level that share it.
 strata_model::Machine make_machine(const Arch& arch, const Op& op, const SieveResult& sieve);
 
-// Modelled seconds of each level-0 candidate of a GPU sieve that runs on CUDA cores (0 for the others, which the
-// flop count models): one warp tile's k steps, each bound by the slowest of the sub-partition's FMA pipe, its
-// instruction issue (FMAs, shared-memory loads, f16 widening) and its share of the SM's shared-memory wavefronts.
+// Modelled seconds of each level-0 candidate of a GPU sieve that runs on CUDA cores, 0 for every other candidate and
+// target, which the flop count models (so a caller without profile records calls it for any target): one warp tile's
+// k steps, each bound by the slowest of the sub-partition's FMA pipe, its instruction issue (FMAs, shared-memory
+// loads, f16 widening) and its share of the SM's shared-memory wavefronts.
 // The flop count alone ranks a 16x1 thread tile (17 loads per 16 FMAs) with an 8x16 one (24 per 128); on an H100
 // the kernels it picked that way ran at 4-13 TFLOP/s against cuBLAS's 51.
 std::vector<double> cuda_core_level0_seconds(const Arch& arch, const Op& op, const SieveResult& sieve);

@@ -99,9 +99,8 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
     have_records = true;
   }
   // Without records: GPU CUDA-core tiles are modelled from their loads and issue slots, the rest from flops.
-  const std::vector<double> level0_seconds = have_records    ? level0_seconds_from(arch, op, sieve, records)
-                                             : arch.is_gpu() ? cuda_core_level0_seconds(arch, op, sieve)
-                                                             : std::vector<double>(level0.size(), 0.0);
+  const std::vector<double> level0_seconds =
+      have_records ? level0_seconds_from(arch, op, sieve, records) : cuda_core_level0_seconds(arch, op, sieve);
 
   SelectOptions so;
   so.max_kernels = o.max_kernels;

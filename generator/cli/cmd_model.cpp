@@ -66,11 +66,10 @@ Command add_model_command(CLI::App& app) {
             }
             for (const auto& sieve : results) {
               const auto machine = make_machine(arch, op, sieve);
-              std::vector<double> level0_seconds;
-              if (!profile->empty() && sieve.unit == ComputeUnit::cpu_fma)
-                level0_seconds = level0_seconds_from(arch, op, sieve, records);
-              else if (arch.is_gpu())
-                level0_seconds = cuda_core_level0_seconds(arch, op, sieve);  // as generate models them
+              // As generate does: records where given (CPU tiles), else the model (CUDA-core tiles; flops elsewhere).
+              const std::vector<double> level0_seconds = !profile->empty() && sieve.unit == ComputeUnit::cpu_fma
+                                                             ? level0_seconds_from(arch, op, sieve, records)
+                                                             : cuda_core_level0_seconds(arch, op, sieve);
               const auto ranked = rank_tilings(machine, sieve, shape, *top, level0_seconds);
               fmt::print("  compute unit {}: {} candidates, launch {}\n", to_string(sieve.unit),
                          sieve.total_candidates(), seconds(machine.launch_s));
