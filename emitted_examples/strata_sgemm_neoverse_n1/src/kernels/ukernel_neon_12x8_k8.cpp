@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   b6426c2ef03587ed591fc4d8ac65d03cb4d9b77cb194457b4852e35a6c5375d5  template cpu/ukernel.cpp.tpl
+//   d8cec5f0788c169f7a0a3e18f2cef5def50bc728ccb78f90965e3d198b01ca75  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 12 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -134,15 +134,28 @@ constexpr bool packed_a(Operands ops) { return ops != Operands::kDirect; }
 constexpr bool packed_b(Operands ops) { return ops == Operands::kPacked; }
 
 // A B vector of the tile. Read in place, the last vector may run past the end of B's row (and of the matrix), so it
-// is loaded under the column mask, unless the tile's columns fill its vectors (kWhole, see tile); packed panels are
-// allocated whole, so they never need one. An unmasked vector read in place is held in a register (in_register): GCC
-// 12 otherwise folded its load into every FMA that used it, a 512-bit load per row, and broadcast A separately,
+// is loaded under the column mask, unless the k step may load it whole (kUnmasked, see unmasked_steps); packed panels
+// are allocated whole, so they never need one. An unmasked vector read in place is held in a register (in_register):
+// GCC 12 otherwise folded its load into every FMA that used it, a 512-bit load per row, and broadcast A separately,
 // where the masked load was loaded once and A's broadcast folded (a 3 x 1 tile, 3x17x64: 1.24x as long).
-template <bool kPackedB, bool kWhole, bool kLastVector>
+template <bool kPackedB, bool kUnmasked, bool kLastVector>
 inline Vec load_b(const float* p, Mask last) {
   if constexpr (kPackedB) return vload(p);
-  if constexpr (!kWhole && kLastVector) return vload_masked(p, last);
+  if constexpr (!kUnmasked && kLastVector) return vload_masked(p, last);
   return in_register(vload(p));
+}
+
+// How many of a tile's first k steps load B's last vector whole (see load_b): every step where the tile's columns fill
+// its vectors or B is packed; else, where the last vector's overrun past the columns (kVecs * kLanes - cols floats)
+// is at most ldb, every step but the last: the overrun then ends within the tile's columns of B's next row, memory of
+// B's, and the lanes past the columns, which never reach C (its stores are masked), hold products of B's other
+// elements. A masked load on every k step (GCC 12 reloaded the mask from the stack for each) made the 11x32 tile
+// over 11x32x256 take 1.03x as long on one thread of an AMD Zen 4, and 31x13x64 (the 15x16 kernel's 15 x 1 tiles)
+// 1.11x; 5x768x768 1.06x, 96x96x96 1.04x.
+template <bool kPackedB, int kVecs>
+inline int64_t unmasked_steps(const TileArgs& t) {
+  if (kPackedB || t.cols == kVecs * kLanes) return t.k;
+  return kVecs * kLanes - t.cols <= t.ldb ? t.k - 1 : 0;
 }
 
 // C is read once, after the whole k loop, and its rows lie ldc apart, where no hardware prefetcher follows: a tile
@@ -277,7 +290,7 @@ __attribute__((always_inline)) inline void unrolled(F f) {
 // asks for (8 chains against 4 on the Zen 4: 2x768x768 0.84-0.86x, 1x3072x768 0.92-0.96x). Packed tiles this thin are
 // rare (see row_tiles in the dispatcher) and keep one set: with the streamed tile's prefetches GCC 12 kept the sets
 // in memory.
-template <int kRows, int kVecs, int kAheadRows, bool kWhole>
+template <int kRows, int kVecs, int kAheadRows>
 __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
   constexpr int kSets = thin_sets(kRows, kVecs);
   const int64_t a_rs = t.lda, b_rs = t.ldb;
@@ -296,7 +309,7 @@ __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
     Vec bv[kVecs];
     unrolled<kVecs>([&](int v) {
       const float* const from = b + step * b_rs + v * kLanes;
-      bv[v] = !kWhole && v == kVecs - 1 ? vload_masked(from, last) : in_register(vload(from));
+      bv[v] = v == kVecs - 1 ? vload_masked(from, last) : vload(from);
     });
     unrolled<kRows>([&](int r) {
       const Vec x = vbroadcast(a + r * a_rs + step);
@@ -326,16 +339,15 @@ __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
 }
 
 // The body of every tile; inlined into tile() below and into a shallow direct strip's loop. kAheadRows > 0: a direct
-// tile that fetches the next tile's rows of A (see prefetch_a_rows), which start kRows rows below its own. kWhole:
-// the tile's columns fill all kVecs vectors, so that B, read in place, needs no mask (see tile).
-template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0, bool kWhole = false>
+// tile that fetches the next tile's rows of A (see prefetch_a_rows), which start kRows rows below its own.
+template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps);
   static_assert(!kPackedA || kAheadRows == 0, "a packed tile's A is a packed panel");
   static_assert(kRows >= 1 && kRows <= 12 && kVecs >= 1 && kVecs <= 2, "tile outside the register tile");
   if constexpr (!kPackedA && thin_sets(kRows, kVecs) > 1) {
     if (t.k >= thin_sets(kRows, kVecs)) {  // a shallower tile has fewer steps than sets
-      thin_tile_body<kRows, kVecs, kAheadRows, kWhole>(t);
+      thin_tile_body<kRows, kVecs, kAheadRows>(t);
       return;
     }
   }
@@ -346,9 +358,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       bottom.a += kTop * t.lda;
       bottom.c += kTop * t.ldc;
       bottom.rows = kRows - kTop;
-      tile_body<Operands::kDirect, kTop, kVecs, 0, kWhole>(t);
+      tile_body<Operands::kDirect, kTop, kVecs>(t);
       // The next tile starts below the bottom half.
-      tile_body<Operands::kDirect, kRows - kTop, kVecs, kAheadRows, kWhole>(bottom);
+      tile_body<Operands::kDirect, kRows - kTop, kVecs, kAheadRows>(bottom);
       return;
     }
   }
@@ -401,8 +413,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     fetch_b_ahead<kOps, kVecs, 8>(fetch_b, b, b_rs);
     fetch_next_b<kOps>(t, next_row);
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, false, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, false, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 0 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 0 * a_cs) : vzero();
@@ -519,8 +531,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, false, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, false, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 1 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 1 * a_cs) : vzero();
@@ -637,8 +649,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, false, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, false, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 2 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 2 * a_cs) : vzero();
@@ -755,8 +767,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, false, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, false, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 3 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 3 * a_cs) : vzero();
@@ -873,8 +885,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 4 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 4 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, false, kVecs == 1>(b + 4 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, false, kVecs == 2>(b + 4 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 4 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 4 * a_cs) : vzero();
@@ -991,8 +1003,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 5 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 5 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, false, kVecs == 1>(b + 5 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, false, kVecs == 2>(b + 5 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 5 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 5 * a_cs) : vzero();
@@ -1109,8 +1121,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 6 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 6 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, false, kVecs == 1>(b + 6 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, false, kVecs == 2>(b + 6 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 6 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 6 * a_cs) : vzero();
@@ -1227,8 +1239,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 7 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 7 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, false, kVecs == 1>(b + 7 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, false, kVecs == 2>(b + 7 * b_rs + 1 * kLanes, last) : vzero();
       if constexpr (kPackedA) {
         const Vec a0 = kRows > 0 ? vload(a + 0 + 7 * a_cs) : vzero();
         const Vec a1 = kRows > 4 ? vload(a + 4 + 7 * a_cs) : vzero();
@@ -1347,8 +1359,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   }
   for (; p < depth; ++p, a += a_cs, b += b_rs) {
     fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
-    const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 0 * kLanes, last) : vzero();
-    const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 1 * kLanes, last) : vzero();
+    const Vec b0 = kVecs > 0 ? load_b<kPackedB, false, kVecs == 1>(b + 0 * kLanes, last) : vzero();
+    const Vec b1 = kVecs > 1 ? load_b<kPackedB, false, kVecs == 2>(b + 1 * kLanes, last) : vzero();
     if constexpr (kPackedA) {
       const Vec a0 = kRows > 0 ? vload(a + 0) : vzero();
       const Vec a1 = kRows > 4 ? vload(a + 4) : vzero();
@@ -1523,16 +1535,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   });
 }
 
-// One tile, out of line: what the tables below and a strip's loop point to. A tile that reads B in place and whose
-// columns fill its vectors runs without the column mask: a masked load of B on every k step (GCC 12 reloaded the
-// mask from the stack for each) made the 11x32 tile over 11x32x256 take 1.03x as long on one thread of an AMD Zen 4.
+// One tile, out of line: what the tables below and a strip's loop point to.
 template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
 __attribute__((noinline)) void tile(const TileArgs& t) {
-  if constexpr (!packed_b(kOps))
-    if (t.cols == kVecs * kLanes) {
-      tile_body<kOps, kRows, kVecs, kAheadRows, true>(t);
-      return;
-    }
   tile_body<kOps, kRows, kVecs, kAheadRows>(t);
 }
 

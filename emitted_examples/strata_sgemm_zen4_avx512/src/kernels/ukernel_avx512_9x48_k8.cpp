@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   b6426c2ef03587ed591fc4d8ac65d03cb4d9b77cb194457b4852e35a6c5375d5  template cpu/ukernel.cpp.tpl
+//   d8cec5f0788c169f7a0a3e18f2cef5def50bc728ccb78f90965e3d198b01ca75  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 9 x 48 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 142.70 GFLOP/s (1.55e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -141,15 +141,28 @@ constexpr bool packed_a(Operands ops) { return ops != Operands::kDirect; }
 constexpr bool packed_b(Operands ops) { return ops == Operands::kPacked; }
 
 // A B vector of the tile. Read in place, the last vector may run past the end of B's row (and of the matrix), so it
-// is loaded under the column mask, unless the tile's columns fill its vectors (kWhole, see tile); packed panels are
-// allocated whole, so they never need one. An unmasked vector read in place is held in a register (in_register): GCC
-// 12 otherwise folded its load into every FMA that used it, a 512-bit load per row, and broadcast A separately,
+// is loaded under the column mask, unless the k step may load it whole (kUnmasked, see unmasked_steps); packed panels
+// are allocated whole, so they never need one. An unmasked vector read in place is held in a register (in_register):
+// GCC 12 otherwise folded its load into every FMA that used it, a 512-bit load per row, and broadcast A separately,
 // where the masked load was loaded once and A's broadcast folded (a 3 x 1 tile, 3x17x64: 1.24x as long).
-template <bool kPackedB, bool kWhole, bool kLastVector>
+template <bool kPackedB, bool kUnmasked, bool kLastVector>
 inline Vec load_b(const float* p, Mask last) {
   if constexpr (kPackedB) return vload(p);
-  if constexpr (!kWhole && kLastVector) return vload_masked(p, last);
+  if constexpr (!kUnmasked && kLastVector) return vload_masked(p, last);
   return in_register(vload(p));
+}
+
+// How many of a tile's first k steps load B's last vector whole (see load_b): every step where the tile's columns fill
+// its vectors or B is packed; else, where the last vector's overrun past the columns (kVecs * kLanes - cols floats)
+// is at most ldb, every step but the last: the overrun then ends within the tile's columns of B's next row, memory of
+// B's, and the lanes past the columns, which never reach C (its stores are masked), hold products of B's other
+// elements. A masked load on every k step (GCC 12 reloaded the mask from the stack for each) made the 11x32 tile
+// over 11x32x256 take 1.03x as long on one thread of an AMD Zen 4, and 31x13x64 (the 15x16 kernel's 15 x 1 tiles)
+// 1.11x; 5x768x768 1.06x, 96x96x96 1.04x.
+template <bool kPackedB, int kVecs>
+inline int64_t unmasked_steps(const TileArgs& t) {
+  if (kPackedB || t.cols == kVecs * kLanes) return t.k;
+  return kVecs * kLanes - t.cols <= t.ldb ? t.k - 1 : 0;
 }
 
 // C is read once, after the whole k loop, and its rows lie ldc apart, where no hardware prefetcher follows: a tile
@@ -284,7 +297,7 @@ __attribute__((always_inline)) inline void unrolled(F f) {
 // asks for (8 chains against 4 on the Zen 4: 2x768x768 0.84-0.86x, 1x3072x768 0.92-0.96x). Packed tiles this thin are
 // rare (see row_tiles in the dispatcher) and keep one set: with the streamed tile's prefetches GCC 12 kept the sets
 // in memory.
-template <int kRows, int kVecs, int kAheadRows, bool kWhole>
+template <int kRows, int kVecs, int kAheadRows>
 __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
   constexpr int kSets = thin_sets(kRows, kVecs);
   const int64_t a_rs = t.lda, b_rs = t.ldb;
@@ -303,7 +316,7 @@ __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
     Vec bv[kVecs];
     unrolled<kVecs>([&](int v) {
       const float* const from = b + step * b_rs + v * kLanes;
-      bv[v] = !kWhole && v == kVecs - 1 ? vload_masked(from, last) : in_register(vload(from));
+      bv[v] = v == kVecs - 1 ? vload_masked(from, last) : vload(from);
     });
     unrolled<kRows>([&](int r) {
       const Vec x = vbroadcast(a + r * a_rs + step);
@@ -333,16 +346,15 @@ __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
 }
 
 // The body of every tile; inlined into tile() below and into a shallow direct strip's loop. kAheadRows > 0: a direct
-// tile that fetches the next tile's rows of A (see prefetch_a_rows), which start kRows rows below its own. kWhole:
-// the tile's columns fill all kVecs vectors, so that B, read in place, needs no mask (see tile).
-template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0, bool kWhole = false>
+// tile that fetches the next tile's rows of A (see prefetch_a_rows), which start kRows rows below its own.
+template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps);
   static_assert(!kPackedA || kAheadRows == 0, "a packed tile's A is a packed panel");
   static_assert(kRows >= 1 && kRows <= 9 && kVecs >= 1 && kVecs <= 3, "tile outside the register tile");
   if constexpr (!kPackedA && thin_sets(kRows, kVecs) > 1) {
     if (t.k >= thin_sets(kRows, kVecs)) {  // a shallower tile has fewer steps than sets
-      thin_tile_body<kRows, kVecs, kAheadRows, kWhole>(t);
+      thin_tile_body<kRows, kVecs, kAheadRows>(t);
       return;
     }
   }
@@ -353,9 +365,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       bottom.a += kTop * t.lda;
       bottom.c += kTop * t.ldc;
       bottom.rows = kRows - kTop;
-      tile_body<Operands::kDirect, kTop, kVecs, 0, kWhole>(t);
+      tile_body<Operands::kDirect, kTop, kVecs>(t);
       // The next tile starts below the bottom half.
-      tile_body<Operands::kDirect, kRows - kTop, kVecs, kAheadRows, kWhole>(bottom);
+      tile_body<Operands::kDirect, kRows - kTop, kVecs, kAheadRows>(bottom);
       return;
     }
   }
@@ -402,6 +414,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   int64_t p = 0;
   int next_row = 0;  // of the next B block's rows this tile asks for (see fetch_next_b)
   const bool fetch_b = t.fetch_b_ahead;
+  const int64_t unmasked = unmasked_steps<kPackedB, kVecs>(t);  // the k steps before the one with B's mask
   // A direct tile more than one vector wide takes the single-step loop below: its A rows and B rows lie lda and ldb
   // apart, so an unrolled step needs an address register per row of A and per unrolled row of B, more than x86-64
   // has, and GCC kept the offsets on the stack and reloaded them in the loop (9x48 direct tile, K = 100: 1.16x
@@ -410,16 +423,16 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   // thread of an AMD Zen 4, 512-bit FMAs on one pipe: 13x13x13 1.24x faster, 31x13x64 1.10x, 19717x16x64 1.08x,
   // 64x16x64 1.08x, 7x13x64 1.08x, 2708x16x128 1.06x); with two pipes it lost 3-8% (a Cascade Lake Xeon).
   constexpr bool kUnrolled = kPackedA || (kVecs == 1 && kFmaPipes > 1);
-  for (; kUnrolled && p + 8 <= depth; p += 8, a += 8 * a_cs, b += 8 * b_rs) {
+  for (; kUnrolled && p + 8 <= unmasked; p += 8, a += 8 * a_cs, b += 8 * b_rs) {
     if constexpr (kPackedA)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
     fetch_a_ahead<kRows, kAheadRows, 8>(t, p);
     fetch_b_ahead<kOps, kVecs, 8>(fetch_b, b, b_rs);
     fetch_next_b<kOps>(t, next_row);
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 0 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, true, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 0 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 0 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -476,9 +489,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 1 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, true, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 1 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 1 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -535,9 +548,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 2 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, true, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 2 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 2 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -594,9 +607,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 3 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, true, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 3 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 3 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -653,9 +666,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 4 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 4 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 4 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 4 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, true, kVecs == 2>(b + 4 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 4 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 4 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -712,9 +725,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 5 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 5 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 5 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 5 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, true, kVecs == 2>(b + 5 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 5 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 5 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -771,9 +784,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 6 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 6 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 6 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 6 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, true, kVecs == 2>(b + 6 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 6 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 6 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -830,9 +843,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       }
     }
     {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, kWhole, kVecs == 1>(b + 7 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, kWhole, kVecs == 2>(b + 7 * b_rs + 1 * kLanes, last) : vzero();
-      const Vec b2 = kVecs > 2 ? load_b<kPackedB, kWhole, kVecs == 3>(b + 7 * b_rs + 2 * kLanes, last) : vzero();
+      const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 7 * b_rs + 0 * kLanes, last) : vzero();
+      const Vec b1 = kVecs > 1 ? load_b<kPackedB, true, kVecs == 2>(b + 7 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 7 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 7 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
@@ -897,13 +910,13 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   constexpr int kRowGroups = (kRows + 2) / 3;
   const float* rows3[kRowGroups];
   for (int g = 0; g < kRowGroups; ++g) rows3[g] = a + 3 * g * a_rs;
-  // One k step; `unmasked`: B's last vector is loaded whole, as where the columns fill it (see below).
-  const auto step = [&](auto unmasked) __attribute__((always_inline)) {
+  // One k step; `whole`: B's last vector is loaded whole (see unmasked_steps).
+  const auto step = [&](auto whole) __attribute__((always_inline)) {
     fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
     fetch_b_ahead<kOps, kVecs, 1>(fetch_b, b, b_rs);
-    const Vec b0 = kVecs > 0 ? load_b<kPackedB, decltype(unmasked)::value, kVecs == 1>(b + 0 * kLanes, last) : vzero();
-    const Vec b1 = kVecs > 1 ? load_b<kPackedB, decltype(unmasked)::value, kVecs == 2>(b + 1 * kLanes, last) : vzero();
-    const Vec b2 = kVecs > 2 ? load_b<kPackedB, decltype(unmasked)::value, kVecs == 3>(b + 2 * kLanes, last) : vzero();
+    const Vec b0 = kVecs > 0 ? load_b<kPackedB, decltype(whole)::value, kVecs == 1>(b + 0 * kLanes, last) : vzero();
+    const Vec b1 = kVecs > 1 ? load_b<kPackedB, decltype(whole)::value, kVecs == 2>(b + 1 * kLanes, last) : vzero();
+    const Vec b2 = kVecs > 2 ? load_b<kPackedB, decltype(whole)::value, kVecs == 3>(b + 2 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {
       const Vec a0 = vbroadcast(kPackedA ? a + 0 * a_rs : rows3[0 / 3] + 0 % 3 * a_rs);
       c0_0 = vfma(a0, b0, c0_0);
@@ -960,16 +973,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     }
     for (int g = 0; g < kRowGroups; ++g) rows3[g] += a_cs;
   };
-  // Read in place, the last vector of a row of B runs kVecs * kLanes - cols floats past the tile's columns; where
-  // that is at most ldb, it ends within the tile's columns of the next row, memory of B's. So all k steps but the
-  // last load it whole, and the lanes past the columns, which never reach C (its stores are masked), hold products
-  // of B's other elements. A masked load on every k step made 31x13x64 (the 15x16 kernel's 15 x 1 tiles) take 1.11x
-  // as long on one thread of an AMD Zen 4.
-  if constexpr (!kPackedB && !kWhole)
-    for (const int64_t whole_steps = kVecs * kLanes - t.cols <= t.ldb ? depth - 1 : 0; p < whole_steps;
-         ++p, a += a_cs, b += b_rs)
-      step(std::true_type{});
-  for (; p < depth; ++p, a += a_cs, b += b_rs) step(std::bool_constant<kWhole>{});
+  for (; p < unmasked; ++p, a += a_cs, b += b_rs) step(std::true_type{});
+  if constexpr (!kPackedB)
+    for (; p < depth; ++p, a += a_cs, b += b_rs) step(std::false_type{});
   // C's pointer, stride and scalars are copied out of t first: a store to C may alias t's alpha and beta (floats),
   // and the compiler reloaded and retested them, and C's pointer and stride with them, row by row.
   float* const c = t.c;
@@ -1017,16 +1023,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   });
 }
 
-// One tile, out of line: what the tables below and a strip's loop point to. A tile that reads B in place and whose
-// columns fill its vectors runs without the column mask: a masked load of B on every k step (GCC 12 reloaded the
-// mask from the stack for each) made the 11x32 tile over 11x32x256 take 1.03x as long on one thread of an AMD Zen 4.
+// One tile, out of line: what the tables below and a strip's loop point to.
 template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
 __attribute__((noinline)) void tile(const TileArgs& t) {
-  if constexpr (!packed_b(kOps))
-    if (t.cols == kVecs * kLanes) {
-      tile_body<kOps, kRows, kVecs, kAheadRows, true>(t);
-      return;
-    }
   tile_body<kOps, kRows, kVecs, kAheadRows>(t);
 }
 
