@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   d8cec5f0788c169f7a0a3e18f2cef5def50bc728ccb78f90965e3d198b01ca75  template cpu/ukernel.cpp.tpl
+//   e918a5b10a136a24b7c56762d38345519e97823b9fd885570ab3ffb6c96742fb  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 9 x 48 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 142.70 GFLOP/s (1.55e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -1347,10 +1347,10 @@ void row_streams(const TileArgs& t) {
 }
 
 // kRows (1 to 4) rows of C from a and c, each across its kVecs vectors, over all of t's k steps: each k step loads
-// B's row once (in_register keeps GCC from folding the load into every row's FMA) and broadcasts one element of A per
-// row. Each row's accumulators are an array of their own: in one kRows x kVecs array, GCC 12 kept them in memory and
-// stored them on every k step.
-template <int kVecs, int kRows, Epilogue kMode>
+// B's row once (in_register keeps GCC from folding the load into every row's FMA; a single row's FMAs do take them as
+// operands: 1x64x7 1.04x faster) and broadcasts one element of A per row. Each row's accumulators are an array of
+// their own: in one kRows x kVecs array, GCC 12 kept them in memory and stored them on every k step.
+template <int kVecs, int kRows>
 __attribute__((always_inline)) inline void whole_rows(const TileArgs& t, const float* a, float* c, Mask last) {
   static_assert(kRows >= 1 && kRows <= 4, "whole_rows runs 1 to 4 rows");
   const float* row = t.b;
@@ -1367,16 +1367,19 @@ __attribute__((always_inline)) inline void whole_rows(const TileArgs& t, const f
   for (int64_t p = 0; p < depth; ++p, row += ldb) {
     Vec bv[kVecs];
     unrolled<kVecs>([&](int v) {
-      bv[v] = in_register(v == kVecs - 1 ? vload_masked(row + v * kLanes, last) : vload(row + v * kLanes));
+      const Vec loaded = v == kVecs - 1 ? vload_masked(row + v * kLanes, last) : vload(row + v * kLanes);
+      bv[v] = kRows > 1 ? in_register(loaded) : loaded;
     });
     each_row([&](Vec(&acc)[kVecs], int r) {
       const Vec x = vbroadcast(a + r * lda + p);
       unrolled<kVecs>([&](int v) { acc[v] = vfma(x, bv[v], acc[v]); });
     });
   }
-  const Vec alpha = vset1(t.alpha), beta = vset1(t.beta);
-  each_row([&](Vec(&acc)[kVecs], int r) {
-    store_row<kMode, kVecs>(c + r * ldc, acc, alpha, beta, lane_mask(kLanes), last);
+  const float alpha = t.alpha, beta = t.beta;
+  with_epilogue(alpha, beta, [&](auto mode) __attribute__((always_inline)) {
+    each_row([&](Vec(&acc)[kVecs], int r) {
+      store_row<decltype(mode)::value, kVecs>(c + r * ldc, acc, vset1(alpha), vset1(beta), lane_mask(kLanes), last);
+    });
   });
 }
 
@@ -1398,13 +1401,10 @@ void rows_whole(const TileArgs& t) {
   const float* a = t.a;
   float* c = t.c;
   const int64_t lda = t.lda, ldc = t.ldc, rows = t.rows;
-  with_epilogue(t.alpha, t.beta, [&](auto mode) __attribute__((always_inline)) {
-    constexpr Epilogue kMode = decltype(mode)::value;
-    int64_t i = 0;
-    for (; i + kRowsAtOnce <= rows; i += kRowsAtOnce, a += kRowsAtOnce * lda, c += kRowsAtOnce * ldc)
-      whole_rows<kVecs, kRowsAtOnce, kMode>(t, a, c, last);
-    for (; i < rows; ++i, a += lda, c += ldc) whole_rows<kVecs, 1, kMode>(t, a, c, last);
-  });
+  int64_t i = 0;
+  for (; i + kRowsAtOnce <= rows; i += kRowsAtOnce, a += kRowsAtOnce * lda, c += kRowsAtOnce * ldc)
+    whole_rows<kVecs, kRowsAtOnce>(t, a, c, last);
+  for (; i < rows; ++i, a += lda, c += ldc) whole_rows<kVecs, 1>(t, a, c, last);
 }
 
 // rows_whole<1> to rows_whole<kWideVectors>, by the number of vectors less one.
