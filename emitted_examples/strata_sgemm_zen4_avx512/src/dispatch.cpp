@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   fe48d20459eaab6affa3a15e3fbd9396cf000b84d806bf96b6d51ebe7728eb8c  template cpu/dispatch.cpp.tpl
+//   cc84f62173e1223e09c407a9225421a69896532d90e3d8a79b879fb9150957ef  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -303,18 +303,21 @@ int64_t streamed_depth(const Kernel& k, int64_t rows, int64_t K, int64_t a_float
   return std::min(even, deepest);
 }
 
-// Whether a direct call is a single row of tiles of three rows or more over a B that lives in l3 (at
-// most a quarter of it, the share a call can count on keeping there) with rows that do not share a set of
-// l1: then its k slices are K1 deep (see direct_depth) and every tile asks for B's rows a few steps
-// ahead (TileArgs::fetch_b_ahead), since every tile is the only one in its strip to read them. Against shallow
-// slices, medians of interleaved rounds on an AMD Zen 4, one thread: 5x768x768 1.14-1.15x faster, 5x2304x768
-// 1.03-1.10x, 11x768x768 1.15-1.19x, 8x256x2304 1.03-1.06x; two threads 1.03-1.30x. Not for one or two rows: their
-// tiles are thin (see the kernels' thin_tile_body), and with the fetches in their loop GCC 12 kept their accumulators
-// in memory (1x768x768 0.78x); nor for a B of 16 MiB (8x1000x4096: 0.86-0.91x in one run).
+// Whether a direct call is a single row of tiles of three rows or more over a B that lives in l3 with
+// rows that do not share a set of l1: then its k slices are K1 deep (see direct_depth) and every tile
+// asks for B's rows a few steps ahead (TileArgs::fetch_b_ahead), since every tile is the only one in its strip to
+// read them. Against shallow slices, medians of interleaved rounds on an AMD Zen 4, one thread: 5x768x768
+// 1.14-1.15x faster, 5x2304x768 1.03-1.10x, 11x768x768 1.15-1.19x, 8x256x2304 1.03-1.06x; two threads 1.03-1.30x.
+// Up to half of kOuterBytes for any number of rows; up to all of it for at most kShallowRows rows, which would
+// otherwise take shallow slices (see direct_streams_b): 5x768x3072 1.25x faster, 6x768x3072 1.25x, 4x768x3072 1.39x,
+// 3x768x3072 1.26x (taller tiles stream B through packed A there: deep slices made 10x1000x4096 1.09x as long and
+// 11x768x3072 1.12x). Not for one or two rows: their tiles are thin (see the kernels' thin_tile_body), and with the
+// fetches in their loop GCC 12 kept their accumulators in memory (1x768x768 0.78x).
+constexpr int64_t kShallowRows = 6;
 bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
   const int64_t b_bytes = matrix_bytes(K, N);
-  return M > 2 && M <= k.mr && N > k.nr && b_bytes > kDirectBytes && 2 * b_bytes <= kOuterBytes &&
-         !rows_share_a_set(ldb);
+  const bool b_stays = 2 * b_bytes <= kOuterBytes || (M <= kShallowRows && b_bytes <= kOuterBytes);
+  return M > 2 && M <= k.mr && N > k.nr && b_bytes > kDirectBytes && b_stays && !rows_share_a_set(ldb);
 }
 
 // Whether a direct call of a single row of tiles reads B as a packed call's streamed B (see run_streamed): A's rows
@@ -335,7 +338,6 @@ bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ld
 // (8x4096x25088 0.81x, 6x4096x4096 0.74x, 11x4096x4096 1.27x), nor for two rows of tiles (16x256x2304 0.88-0.96x,
 // 16x2304x768 0.96-0.99x).
 constexpr int64_t kStreamedAFloats = 4096;  // 16 KiB
-constexpr int64_t kShallowRows = 6;
 bool direct_streams_b(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
   const int64_t b_bytes = matrix_bytes(K, N);
   return M <= k.mr && M > kShallowRows && N > k.nr && b_bytes > kDirectBytes &&

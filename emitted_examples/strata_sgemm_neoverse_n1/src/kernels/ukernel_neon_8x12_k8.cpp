@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   e918a5b10a136a24b7c56762d38345519e97823b9fd885570ab3ffb6c96742fb  template cpu/ukernel.cpp.tpl
+//   2765d35e28af73098ea5adb7f6c3404df861c2f8ac74f0e838b3d84d7895ffd3  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 8 x 12 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -202,7 +202,7 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
 // A streamed B's rows lie ldb apart, a page or more each when B is wide, so no hardware prefetcher follows a strip
 // of them down k, and the first tile of each strip, which brings the strip's k slice in from the outer cache, waits
 // on every row (the later tiles of the strip find it in the inner ones). That tile (TileArgs::fetch_b_ahead) asks
-// for the row b_rows_ahead() steps below each one it reads, all of the tile's lines of it, the one past a vector too
+// for the row kBRowsAhead steps below each one it reads, all of the tile's lines of it, the one past a vector too
 // where the row starts mid-line (without it, 64x1000x4096, rows 4000 bytes apart, ran at 0.89x of packing B; with
 // it, 1.11x). It asks 32 rows ahead into L2 (locality 2: prefetcht1 on x86). Into L1, at most 8 rows ahead did
 // well: the requests wait in the core's few L1 miss buffers, and where ldb is a multiple of a way of L1 (3072
@@ -211,28 +211,24 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
 // 16x3072x768 1.15-1.19x faster, 62x3072x768 1.04-1.06x, 100x3072x768 1.06x, 43x3072x768 1.05x, others 1.00-1.02x
 // (16 rows ahead into L2: 1.02-1.10x on the 3072-wide calls; 64 about as 32). Against packing B, with 8 rows into
 // L1: 62x768x3072 1.05x faster, 16x768x3072 1.24x. A direct tile of a single row of tiles over deep k slices (see
-// direct_b_ahead in the dispatcher) asks 8 rows ahead into L1: into L2, 5x768x768 and 5x2304x768 lost 4-6%. A
-// packed tile never needs to ask.
-template <Operands kOps>
-constexpr int b_rows_ahead() {
-  return kOps == Operands::kStreamedB ? 32 : 8;
-}
-template <Operands kOps>
-constexpr int b_fetch_locality() {  // __builtin_prefetch's: 3 into L1, 2 into L2
-  return kOps == Operands::kStreamedB ? 2 : 3;
-}
+// direct_b_ahead in the dispatcher), every tile the only one to read its rows, asks the same way: against 8 rows
+// ahead into L1, on that Zen 4, one thread (with direct_b_ahead's bound on B as it is now), 5x768x3072 1.25x faster,
+// 6x768x3072 1.25x, 5x2304x768 1.05-1.07x, 5x768x768 1.01-1.02x; two threads 0.97-1.06x. A packed tile never needs
+// to ask.
+constexpr int kBRowsAhead = 32;
+constexpr int kBFetchLocality = 2;  // __builtin_prefetch's: 3 into L1, 2 into L2
 
 // `fetch` is the tile's TileArgs::fetch_b_ahead, read once before its k loop, which then tests a register: read from
 // TileArgs, GCC 12 loaded it from memory again on every k step of a direct tile.
 template <Operands kOps, int kVecs, int kSteps>
 inline void fetch_b_ahead(bool fetch, const float* b, int64_t ldb) {
-  constexpr int kLocality = b_fetch_locality<kOps>();
   if constexpr (kOps != Operands::kPacked)
     if (fetch)
       for (int s = 0; s < kSteps; ++s) {
-        const float* row = b + (b_rows_ahead<kOps>() + s) * ldb;
-        for (int j = 0; j < kVecs * kLanes; j += kLineFloats) __builtin_prefetch(row + j, 0, kLocality);
-        __builtin_prefetch(row + kVecs * kLanes - 1, 0, kLocality);  // the last line, when the row starts mid-line
+        const float* row = b + (kBRowsAhead + s) * ldb;
+        for (int j = 0; j < kVecs * kLanes; j += kLineFloats) __builtin_prefetch(row + j, 0, kBFetchLocality);
+        // The last line, when the row starts mid-line.
+        __builtin_prefetch(row + kVecs * kLanes - 1, 0, kBFetchLocality);
       }
 }
 
