@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   cc84f62173e1223e09c407a9225421a69896532d90e3d8a79b879fb9150957ef  template cpu/dispatch.cpp.tpl
+//   fb8b7946209e4c4f5e940001de77fd83625903214d07d04740da6ac1072b93df  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -1223,15 +1223,23 @@ struct BlockJob {
 // rounds on that Zen 4, one thread: 16x768x3072 1.28-1.34x faster, 16x1000x4096 1.30x, 24x2304x768 1.23x, 24x768x768
 // 1.09-1.11x, 43x2304x768 1.14x, 64x1000x4096 1.11x, 62x768x3072 1.03x, 128x768x3072 1.04x; two threads 1.03-1.6x;
 // with packed blocks cut into even tiles (see row_tiles), 100-128 rows 1.01-1.03x (100x768x3072 1.03x, 128x768x768
-// 1.01-1.02x), but 128x3072x768 0.98x (all with slices of K1, before run_streamed's deeper ones). Only for blocks of
-// up to kStreamTiles rows of tiles: the more rows, the smaller the copy's share, and the strided reads cost about what
-// it saved (256x768x768 1.01x on one thread, 200-row calls, 100 rows a thread, 0.98-1.0x on two). And only while B
-// stays in l3: from memory, the strip's short rows, a page apart, get no help from the prefetchers
-// (64x4096x4096: 0.97x).
+// 1.01-1.02x), but 128x3072x768 0.98x (all with slices of K1, before run_streamed's deeper ones). Always for blocks
+// of up to kStreamTiles rows of tiles. Taller blocks stream B only where it is larger than l2's half
+// that kDirectBytes names and the thread's A buffers hold A's slice for all of the block's rows at least K1 deep (see
+// streamed_depth): with shallower slices C is read back and written once per slice, and the strided reads of B cost
+// more than the copy saved (300x768x768 in slices of 48 k steps: 0.93x; 256x768x768 in slices of K1, before
+// run_streamed: 1.01x). Against packing, medians of interleaved rounds on that Zen 4, one thread: 196x256x2304 1.09x
+// faster, 160x1000x4096 1.07x, 196x512x4608 1.06x, 200x768x768 1.04x, 256x768x768 1.04x, 150x768x768 1.04x,
+// 200x768x3072 1.04x, 200x2304x768 1.03x, 256x2304x768 1.03x, 200x3072x768 1.02x; two threads, 512x768x768 1.05x,
+// 512x768x3072 1.03x, 300x2304x768 1.03x. With a smaller B, 256^3 and 264^3 ran 0.99x. And only while B stays in
+// l3: from memory, the strip's short rows, a page apart, get no help from the prefetchers (64x4096x4096:
+// 0.97x).
 constexpr int64_t kStreamTiles = 12;
 bool stream_b(const Kernel& k, int64_t rows, int64_t N, int64_t K) {
   const int64_t b_bytes = matrix_bytes(K, N);
-  return rows <= std::min({kStreamTiles * k.mr, k.m1, k.m2}) && b_bytes <= kOuterBytes;
+  if (b_bytes > kOuterBytes) return false;
+  if (rows <= std::min({kStreamTiles * k.mr, k.m1, k.m2})) return true;
+  return b_bytes > kDirectBytes && streamed_depth(k, rows, K, a_slots(k) * a_block_floats(k)) >= std::min(K, k.k1);
 }
 
 // The register tiles down a level-1 block of `rows` rows: as few as the kernel's mr allows, their heights within a
