@@ -634,9 +634,10 @@ void CheckShapes(Tally& tally) {
   // wide_rows_pay in dispatch.cpp), the row's last vector short.
   // 9 rows over a B just larger than half the outer cache run as one row of tiles over a streamed B (see
   // direct_streams_b in dispatch.cpp): A packed on the stack a slice at a time, the last slice short.
-  // 41x500x1900 is a few rows of tiles over a B of megabytes: packed calls read B in place (see stream_b in
+  // 41x500x1900 is a few rows of tiles over a B of megabytes: packed calls read B in place (see streamed_rows in
   // dispatch.cpp), its rows starting mid-line, the last strip short, in k slices deeper than K1 (see streamed_depth),
-  // the last one short.
+  // the last one short. 700x600x250 is many rows of tiles over a B larger than the direct path's cache: depending
+  // on the kernel's workspace, packed calls read B in place in one row block or two, the second one short, or pack it.
   constexpr int64_t kStreamTallRows = 2 * static_cast<int64_t>({{STREAM_A_BYTES}}) / (160 * 4) + 5;
   constexpr int64_t kBeyondOuterDepth = static_cast<int64_t>({{OUTER_BYTES}}) / (1001 * 4) + 7;
   constexpr int64_t kBeyondOuterRows = static_cast<int64_t>({{OUTER_BYTES}}) / (100 * 4) + 3;
@@ -648,7 +649,7 @@ void CheckShapes(Tally& tally) {
                          Shape{1, 1001, 263}, Shape{2, 777, 199}, Shape{3, 1001, kBeyondOuterDepth},
                          Shape{5, 1001, kBeyondOuterDepth}, Shape{13, 700, 300}, Shape{20, 700, 300},
                          Shape{9, 1100, kPastHalfOuterDepth}, Shape{kBeyondOuterRows, 100, 5},
-                         Shape{41, 500, 1900}}) {
+                         Shape{41, 500, 1900}, Shape{700, 600, 250}}) {
     // Under --quick the large ones go through the dispatcher and the workspace variant only: forcing every kernel
     // on them is most of the full run's time.
     shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);

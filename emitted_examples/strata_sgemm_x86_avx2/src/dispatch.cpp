@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   d4203ce52be1f4ef9f0a3978495f4414f619b83f22df9cf2a8d08195c51a37a5  template cpu/dispatch.cpp.tpl
+//   d45aa05fd944654a03b8094f14a9bfd35d35fedc5a4a91e28ba4e62a5595fd5d  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -290,10 +290,10 @@ int32_t row_shares_for(const Kernel& k, int64_t M, int64_t N, int64_t K, int32_t
 constexpr int64_t kStreamDepth = 16;
 constexpr int64_t kStreamBytes = int64_t{64} << 10;
 
-// The depth of the k slices of a call whose B is streamed (see stream_b and direct_streams_b, and run_streamed), on a
-// thread's `rows` rows: as deep as its A buffers (`a_floats`) hold A's packed slice for all of them, and as keep that
-// slice and a strip's slice of B within l2's half that kDirectBytes names, which the strip's later
-// tiles read them from; the slices as even as that allows, in whole unrolled steps.
+// The depth of the k slices of a call whose B is streamed (see streamed_rows and direct_streams_b, and
+// run_streamed), on a thread's `rows` rows: as deep as its A buffers (`a_floats`) hold A's packed slice for all of
+// them, and as keep that slice and a strip's slice of B within l2's half that kDirectBytes names, which
+// the strip's later tiles read them from; the slices as even as that allows, in whole unrolled steps.
 int64_t streamed_depth(const Kernel& k, int64_t rows, int64_t K, int64_t a_floats) {
   using strata_model::ceil_div;
   const int64_t padded = ceil_div(rows, k.mr) * k.mr;
@@ -1217,33 +1217,45 @@ struct BlockJob {
   int64_t next_rows = 0, next_cols = 0;
 };
 
-// Whether a thread whose block of C has `rows` rows reads B in place instead of packing it, in a call of N x K B (see
-// run_streamed), A's slices then packed into the thread's whole workspace (`buffer_floats`), B blocks' slots
-// included. Packing copies all of B before the FMAs that use it, and where C has few rows each element copied serves
-// few FMAs: on an AMD Zen 4, pack_b took 16-30% of 16-62 row calls with B in L3. In place, the first register tile of
-// each column strip reads the strip's k slice from the outer cache, fetching its rows ahead (see the kernels'
-// fetch_b_ahead), and the strip's later tiles find it in the inner ones, strided. Medians of interleaved rounds on
-// that Zen 4, one thread: 16x768x3072 1.28-1.34x faster, 16x1000x4096 1.30x, 24x2304x768 1.23x, 24x768x768
-// 1.09-1.11x, 43x2304x768 1.14x, 64x1000x4096 1.11x, 62x768x3072 1.03x, 128x768x3072 1.04x; two threads 1.03-1.6x;
-// with packed blocks cut into even tiles (see row_tiles), 100-128 rows 1.01-1.03x (100x768x3072 1.03x, 128x768x768
-// 1.01-1.02x), but 128x3072x768 0.98x (all with slices of K1, before run_streamed's deeper ones). Always for blocks
-// of up to kStreamTiles rows of tiles. Taller blocks stream B only where it is larger than l2's half
-// that kDirectBytes names and the thread's workspace holds A's slice for all of the block's rows at least K1 deep
-// (see streamed_depth): with shallower slices C is read back and written once per slice, and the strided reads of B
-// cost more than the copy saved (300x768x768 in slices of 48 k steps: 0.93x; 256x768x768 in slices of K1, before
-// run_streamed: 1.01x). Against packing, medians of interleaved rounds on that Zen 4, one thread: 196x256x2304 1.09x
-// faster, 160x1000x4096 1.07x, 196x512x4608 1.06x, 200x768x768 1.04x, 256x768x768 1.04x, 150x768x768 1.04x,
-// 200x768x3072 1.04x, 200x2304x768 1.03x, 256x2304x768 1.03x, 200x3072x768 1.02x; two threads, 512x768x768 1.05x,
-// 512x768x3072 1.03x, 300x2304x768 1.03x. In the whole workspace rather than the A blocks' slots alone, one thread:
-// 384x768x3072 1.03x, 300x768x768 1.03x, 384x768x768 1.03x, 400x768x768 1.03x. With a smaller B, 256^3 and 264^3 ran
-// 0.99x. And only while B stays in l3: from memory, the strip's short rows, a page apart, get no help
-// from the prefetchers (64x4096x4096: 0.97x).
+// How a thread whose block of C has `rows` rows reads B: in place instead of packing it, in a call of N x K B (see
+// run_streamed), or not; the rows it streams at a time, a whole number of register tiles, or 0 to pack. A's slices
+// are packed into the thread's whole workspace (`buffer_floats`), B blocks' slots included. Packing copies all of B
+// before the FMAs that use it, and where C has few rows each element copied serves few FMAs: on an AMD Zen 4, pack_b
+// took 16-30% of 16-62 row calls with B in L3. In place, the first register tile of each column strip reads the
+// strip's k slice from the outer cache, fetching its rows ahead (see the kernels' fetch_b_ahead), and the strip's
+// later tiles find it in the inner ones, strided. Medians of interleaved rounds on that Zen 4, one thread:
+// 16x768x3072 1.28-1.34x faster, 16x1000x4096 1.30x, 24x2304x768 1.23x, 24x768x768 1.09-1.11x, 43x2304x768 1.14x,
+// 64x1000x4096 1.11x, 62x768x3072 1.03x, 128x768x3072 1.04x; two threads 1.03-1.6x; with packed blocks cut into even
+// tiles (see row_tiles), 100-128 rows 1.01-1.03x (100x768x3072 1.03x, 128x768x768 1.01-1.02x), but 128x3072x768 0.98x
+// (all with slices of K1, before run_streamed's deeper ones). Always for blocks of up to kStreamTiles rows of tiles.
+// Taller blocks stream B only where it is larger than l2's half that kDirectBytes names, in row blocks
+// for which the workspace holds A's slice at least K1 deep (see streamed_depth; with shallower slices C is read back
+// and written once per slice, and the strided reads of B cost more than the copy saved: 300x768x768 in slices of 48 k
+// steps, 0.93x), and in at most kStreamedRowBlocks of them, each of which reads all of B from the outer cache again.
+// Against packing, one thread of that Zen 4: 196x256x2304 1.09x faster, 160x1000x4096 1.07x, 196x512x4608 1.06x,
+// 200x768x768 1.04x, 256x768x768 1.04x, 150x768x768 1.04x, 200x768x3072 1.04x, 384x768x3072 1.03x, 300x768x768 1.03x,
+// 384x768x768 1.03x, 400x768x768 1.03x, 200x2304x768 1.03x, 256x2304x768 1.03x, 200x3072x768 1.02x; in two row
+// blocks, 512x768x768 1.02x, 512x768x3072 1.02x, 512x2304x768 1.02x; two threads, 512x768x768 1.05x, 512x768x3072
+// 1.03x, 300x2304x768 1.03x. In three row blocks 1000x768x768 gained 0.4-0.8%, in five or six 2000x768x768 and
+// 2000x3072x768 lost 1%. With a smaller B, 256^3 and 264^3 ran 0.99x. And only while B stays in l3: from
+// memory, the strip's short rows, a page apart, get no help from the prefetchers (64x4096x4096: 0.97x).
 constexpr int64_t kStreamTiles = 12;
-bool stream_b(const Kernel& k, int64_t rows, int64_t N, int64_t K, int64_t buffer_floats) {
+constexpr int64_t kStreamedRowBlocks = 2;
+int64_t streamed_rows(const Kernel& k, int64_t rows, int64_t N, int64_t K, int64_t buffer_floats) {
+  using strata_model::ceil_div;
   const int64_t b_bytes = matrix_bytes(K, N);
-  if (b_bytes > kOuterBytes) return false;
-  if (rows <= std::min({kStreamTiles * k.mr, k.m1, k.m2})) return true;
-  return b_bytes > kDirectBytes && streamed_depth(k, rows, K, buffer_floats) >= std::min(K, k.k1);
+  if (b_bytes > kOuterBytes) return 0;
+  if (rows <= std::min({kStreamTiles * k.mr, k.m1, k.m2})) return rows;
+  if (b_bytes <= kDirectBytes) return 0;
+  // The most rows, in whole tiles, whose A slice the workspace and kDirectBytes hold `depth` deep (see streamed_depth).
+  const int64_t depth = std::min(round_up(K, k.ku), k.k1);
+  const int64_t slice_bytes = depth * static_cast<int64_t>(sizeof(float));  // one row's
+  const int64_t fit = std::min(buffer_floats / depth, kDirectBytes / slice_bytes - k.nr);
+  const int64_t most = fit / k.mr * k.mr;
+  if (most < k.mr) return 0;
+  const int64_t blocks = ceil_div(rows, most);
+  if (blocks > kStreamedRowBlocks) return 0;
+  return std::min(most, round_up(ceil_div(rows, blocks), k.mr));
 }
 
 // The register tiles down a level-1 block of `rows` rows: as few as the kernel's mr allows, their heights within a
@@ -1266,7 +1278,7 @@ RowTiles row_tiles(int64_t rows, int64_t mr) {
 // (16x768x768: 44%), but packing it a panel at a time, each panel's first tile prefetching the next one's rows in
 // its k loop, left that share as it was on an Emerald Rapids Xeon. The prefetches and the copy's misses share the
 // core's few miss buffers; only the hardware streamer, following the copy's long rows, reaches the cache's bandwidth.
-// Blocks of few rows of tiles do not pack B at all (see stream_b and run_streamed).
+// Blocks of few rows of tiles do not pack B at all (see streamed_rows and run_streamed).
 void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffers& buffers) {
   const int64_t k_slices = strata_model::ceil_div(job.k2, k.k1);
   // The next block's rows, spread evenly over this level-2 tile's tile calls.
@@ -1385,8 +1397,15 @@ void packed_task(void* context, int64_t index) {
   g.B += j0;
   g.C += i0 * g.ldc + j0;
   float* const a_buffers = job.buffers + index * thread_floats(k, job.b_slots);
-  if (stream_b(k, g.M, job.g->N, job.g->K, thread_floats(k, job.b_slots))) {
-    run_streamed(g, k, a_buffers, thread_floats(k, job.b_slots));
+  const int64_t streamed = streamed_rows(k, g.M, job.g->N, job.g->K, thread_floats(k, job.b_slots));
+  if (streamed > 0) {
+    for (int64_t i = 0; i < g.M; i += streamed) {
+      Gemm block = g;
+      block.M = std::min(streamed, g.M - i);
+      block.A += i * g.lda;
+      block.C += i * g.ldc;
+      run_streamed(block, k, a_buffers, thread_floats(k, job.b_slots));
+    }
     return;
   }
   ThreadBuffers buffers;
