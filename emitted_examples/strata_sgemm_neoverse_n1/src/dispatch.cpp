@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   d45aa05fd944654a03b8094f14a9bfd35d35fedc5a4a91e28ba4e62a5595fd5d  template cpu/dispatch.cpp.tpl
+//   8bffd29a2480bca7f873ae85e483c7fe6cb9e02c70bf73e3490e9463a45264a9  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -291,12 +291,16 @@ constexpr int64_t kStreamBytes = int64_t{64} << 10;
 // The depth of the k slices of a call whose B is streamed (see streamed_rows and direct_streams_b, and
 // run_streamed), on a thread's `rows` rows: as deep as its A buffers (`a_floats`) hold A's packed slice for all of
 // them, and as keep that slice and a strip's slice of B within l2's half that kDirectBytes names, which
-// the strip's later tiles read them from; the slices as even as that allows, in whole unrolled steps.
+// the strip's later tiles read them from, but at most kStreamedK1s times K1: deeper, the slices kept C in registers
+// for longer, but read A's slice and the strip's from further out (one thread of an AMD Zen 4, against K = 3072 in
+// two slices: 24x768x3072 1.03x faster, 43x768x3072 1.03x, 16x768x3072 1.01x, 62-128 rows and 16-64x1000x4096 within
+// 1%); the slices as even as that allows, in whole unrolled steps.
+constexpr int64_t kStreamedK1s = 3;
 int64_t streamed_depth(const Kernel& k, int64_t rows, int64_t K, int64_t a_floats) {
   using strata_model::ceil_div;
   const int64_t padded = ceil_div(rows, k.mr) * k.mr;
   const int64_t slice_row_bytes = (padded + k.nr) * static_cast<int64_t>(sizeof(float));  // A's and a strip's
-  const int64_t fits = std::min(a_floats / padded, kDirectBytes / slice_row_bytes);
+  const int64_t fits = std::min({a_floats / padded, kDirectBytes / slice_row_bytes, kStreamedK1s * k.k1});
   const int64_t deepest = std::max<int64_t>(k.ku, fits / k.ku * k.ku);
   const int64_t even = ceil_div(ceil_div(K, ceil_div(K, deepest)), k.ku) * k.ku;
   return std::min(even, deepest);
@@ -1334,7 +1338,8 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
 // interleaved rounds on an AMD Zen 4, one thread: 24x3072x768 1.07-1.11x faster, 100x3072x768 1.07-1.09x,
 // 43x3072x768 1.04-1.05x, 16x3072x768 1.03-1.04x, 62x3072x768 1.02-1.03x, 24x2304x768 1.02-1.03x, 128x768x3072
 // 1.03x, 128x768x768 1.01-1.02x, 16x2304x768 0.99x, 16x768x768 0.99-1.0x; two threads 0.98-1.13x. Walking all of
-// 62x768x3072's K (A's slice 0.8 MiB) lost 7%; in three slices it runs as before.
+// 62x768x3072's K (A's slice 0.8 MiB) lost 7%; in three slices it runs as before. The slices are now at most
+// kStreamedK1s times K1 deep as well (see streamed_depth).
 void run_streamed(const Gemm& g, const Kernel& k, float* a, int64_t a_floats) {
   const RowTiles tiles = row_tiles(g.M, k.mr);
   const int64_t depth = streamed_depth(k, g.M, g.K, a_floats);
