@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   8bffd29a2480bca7f873ae85e483c7fe6cb9e02c70bf73e3490e9463a45264a9  template cpu/dispatch.cpp.tpl
+//   667175838d4954efb62d6b8392379621d819fd6e8458b3d60235f144fcb77bf9  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -307,20 +307,25 @@ int64_t streamed_depth(const Kernel& k, int64_t rows, int64_t K, int64_t a_float
 }
 
 // Whether a direct call is a single row of tiles of three rows or more over a B that lives in l3 with
-// rows that do not share a set of l1: then its k slices are K1 deep (see direct_depth) and every tile
-// asks for B's rows a few steps ahead (TileArgs::fetch_b_ahead), since every tile is the only one in its strip to
-// read them. Against shallow slices, medians of interleaved rounds on an AMD Zen 4, one thread: 5x768x768
-// 1.14-1.15x faster, 5x2304x768 1.03-1.10x, 11x768x768 1.15-1.19x, 8x256x2304 1.03-1.06x; two threads 1.03-1.30x.
-// Up to half of kOuterBytes for any number of rows; up to all of it for at most kShallowRows rows, which would
-// otherwise take shallow slices (see direct_streams_b): 5x768x3072 1.25x faster, 6x768x3072 1.25x, 4x768x3072 1.39x,
-// 3x768x3072 1.26x (taller tiles stream B through packed A there: deep slices made 10x1000x4096 1.09x as long and
-// 11x768x3072 1.12x). Not for one or two rows: their tiles are thin (see the kernels' thin_tile_body), and with the
-// fetches in their loop GCC 12 kept their accumulators in memory (1x768x768 0.78x).
+// rows that do not share a set of l1 (or of kDeepSharedRows to kShallowRows rows, below): then its k
+// slices are K1 deep (see direct_depth) and every tile asks for B's rows a few steps ahead (TileArgs::fetch_b_ahead),
+// since every tile is the only one in its strip to read them. Against shallow slices, medians of interleaved rounds
+// on an AMD Zen 4, one thread: 5x768x768 1.14-1.15x faster, 5x2304x768 1.03-1.10x, 11x768x768 1.15-1.19x, 8x256x2304
+// 1.03-1.06x; two threads 1.03-1.30x. Up to half of kOuterBytes for any number of rows; up to all of it for at most
+// kShallowRows rows, which would otherwise take shallow slices (see direct_streams_b): 5x768x3072 1.25x faster,
+// 6x768x3072 1.25x, 4x768x3072 1.39x, 3x768x3072 1.26x (taller tiles stream B through packed A there: deep slices
+// made 10x1000x4096 1.09x as long and 11x768x3072 1.12x). Not for one or two rows: their tiles are thin (see the
+// kernels' thin_tile_body), and with the fetches in their loop GCC 12 kept their accumulators in memory (1x768x768
+// 0.78x). Where B's rows share a set, the shallow slices stay for fewer than kDeepSharedRows rows (deep, measured in
+// calls of their own, the rest of the hierarchy cold as in tools/bench's harness: 4x3072x768 1.14-1.21x as long,
+// 3x3072x768 1.35x); from there on deep slices win (5x3072x768 1.02x faster, 6x3072x768 1.20x, 5x1024x1024 1.16x).
 constexpr int64_t kShallowRows = 6;
+constexpr int64_t kDeepSharedRows = 5;
 bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
   const int64_t b_bytes = matrix_bytes(K, N);
   const bool b_stays = 2 * b_bytes <= kOuterBytes || (M <= kShallowRows && b_bytes <= kOuterBytes);
-  return M > 2 && M <= k.mr && N > k.nr && b_bytes > kDirectBytes && b_stays && !rows_share_a_set(ldb);
+  const bool sets_allow = !rows_share_a_set(ldb) || (M >= kDeepSharedRows && M <= kShallowRows);
+  return M > 2 && M <= k.mr && N > k.nr && b_bytes > kDirectBytes && b_stays && sets_allow;
 }
 
 // Whether a direct call of a single row of tiles reads B as a packed call's streamed B (see run_streamed): A's rows
@@ -374,12 +379,12 @@ bool row_streams_pay(const Kernel& k, int64_t M, int64_t N, int64_t K, bool alon
 //    than slices of K1, 8x4096x4096: 2.9x). C, M rows of N, is then read and written once per slice, from cache.
 //    Slices as deep as L1's ways, where B's rows share a set of it, did well for one- and two-row tiles before row
 //    streams, but lost for taller ones, which use each line of B for more FMAs (5x3072x768 0.88x, 8x4096x4096
-//    0.94x, 3x3072x768 0.72x on an AMD Zen 4). Where B's rows do not share a set and B stays well inside
-//    l3, the shallow slices cost more than they save: each slice is a call per strip and a pass over C.
-//    There they take slices of K1, each tile fetching B's rows ahead (see direct_b_ahead). Elsewhere in
-//    l3, more than kShallowRows rows on one thread, or in a split-K task, stream B through packed A
-//    instead (see direct_streams_b); the shallow slices serve fewer rows, a B from memory, and two threads' shares of
-//    the tiles.
+//    0.94x, 3x3072x768 0.72x on an AMD Zen 4). Where B's rows do not share a set, or the tile has kDeepSharedRows
+//    rows or more, and B stays inside l3, the shallow slices cost more than they save: each slice is a
+//    call per strip and a pass over C. There they take slices of K1, each tile fetching B's rows ahead (see
+//    direct_b_ahead). Elsewhere in l3, more than kShallowRows rows on one thread, or in a split-K task,
+//    stream B through packed A instead (see direct_streams_b); the shallow slices serve fewer rows, a B from memory,
+//    and two threads' shares of the tiles.
 //    `ldb` is B's row stride; a plan, which has none, takes N.
 int64_t direct_depth(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
   const int64_t b_row_bytes = N * static_cast<int64_t>(sizeof(float));
