@@ -222,7 +222,7 @@ inline TileArgs copy_of(const TileArgs& t) {
 }
 
 // Where a tile reads its operands: both from packed micro-panels (the dispatcher's packed path), both in place (its
-// direct path), or A from a packed micro-panel and B in place (a packed call whose B it streams, see stream_b in
+// direct path), or A from a packed micro-panel and B in place (a packed call whose B it streams, see streamed_rows in
 // dispatch.cpp).
 enum class Operands { kPacked, kDirect, kStreamedB };
 constexpr bool packed_a(Operands ops) { return ops != Operands::kDirect; }

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   2765d35e28af73098ea5adb7f6c3404df861c2f8ac74f0e838b3d84d7895ffd3  template cpu/ukernel.cpp.tpl
+//   2f3011d56393254faaabee2b8b55b6e6fac51bf77b841d7a071c126ea5f023de  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 8 x 12 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -127,7 +127,7 @@ inline TileArgs copy_of(const TileArgs& t) {
 }
 
 // Where a tile reads its operands: both from packed micro-panels (the dispatcher's packed path), both in place (its
-// direct path), or A from a packed micro-panel and B in place (a packed call whose B it streams, see stream_b in
+// direct path), or A from a packed micro-panel and B in place (a packed call whose B it streams, see streamed_rows in
 // dispatch.cpp).
 enum class Operands { kPacked, kDirect, kStreamedB };
 constexpr bool packed_a(Operands ops) { return ops != Operands::kDirect; }

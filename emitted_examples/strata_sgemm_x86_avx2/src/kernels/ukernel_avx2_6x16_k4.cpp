@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   2765d35e28af73098ea5adb7f6c3404df861c2f8ac74f0e838b3d84d7895ffd3  template cpu/ukernel.cpp.tpl
+//   2f3011d56393254faaabee2b8b55b6e6fac51bf77b841d7a071c126ea5f023de  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 6 x 16 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 76.41 GFLOP/s (6.43e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -125,7 +125,7 @@ inline TileArgs copy_of(const TileArgs& t) {
 }
 
 // Where a tile reads its operands: both from packed micro-panels (the dispatcher's packed path), both in place (its
-// direct path), or A from a packed micro-panel and B in place (a packed call whose B it streams, see stream_b in
+// direct path), or A from a packed micro-panel and B in place (a packed call whose B it streams, see streamed_rows in
 // dispatch.cpp).
 enum class Operands { kPacked, kDirect, kStreamedB };
 constexpr bool packed_a(Operands ops) { return ops != Operands::kDirect; }

@@ -4,7 +4,7 @@
 //   cf3bffc27805136e50801f3a67d5dfa2226c29a3fe93ebe2bdcb99ed8a4c3313  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   7f953d13ad092cc5a191fd4db893e76d76c3a10295c98a8eb9a0ecc5690e5976  profile records
-//   2765d35e28af73098ea5adb7f6c3404df861c2f8ac74f0e838b3d84d7895ffd3  template cpu/ukernel.cpp.tpl
+//   2f3011d56393254faaabee2b8b55b6e6fac51bf77b841d7a071c126ea5f023de  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 9 x 48 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 142.70 GFLOP/s (1.55e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -134,7 +134,7 @@ inline TileArgs copy_of(const TileArgs& t) {
 }
 
 // Where a tile reads its operands: both from packed micro-panels (the dispatcher's packed path), both in place (its
-// direct path), or A from a packed micro-panel and B in place (a packed call whose B it streams, see stream_b in
+// direct path), or A from a packed micro-panel and B in place (a packed call whose B it streams, see streamed_rows in
 // dispatch.cpp).
 enum class Operands { kPacked, kDirect, kStreamedB };
 constexpr bool packed_a(Operands ops) { return ops != Operands::kDirect; }
