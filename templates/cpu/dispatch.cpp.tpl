@@ -1389,15 +1389,16 @@ void packed_task(void* context, int64_t index) {
   g.A += i0 * g.lda;
   g.B += j0;
   g.C += i0 * g.ldc + j0;
-  float* const a_buffers = job.buffers + index * thread_floats(k, job.b_slots);
-  const int64_t streamed = streamed_rows(k, g.M, job.g->N, job.g->K, thread_floats(k, job.b_slots));
+  const int64_t buffer_floats = thread_floats(k, job.b_slots);
+  float* const a_buffers = job.buffers + index * buffer_floats;
+  const int64_t streamed = streamed_rows(k, g.M, job.g->N, job.g->K, buffer_floats);
   if (streamed > 0) {
     for (int64_t i = 0; i < g.M; i += streamed) {
       Gemm block = g;
       block.M = std::min(streamed, g.M - i);
       block.A += i * g.lda;
       block.C += i * g.ldc;
-      run_streamed(block, k, a_buffers, thread_floats(k, job.b_slots));
+      run_streamed(block, k, a_buffers, buffer_floats);
     }
     return;
   }

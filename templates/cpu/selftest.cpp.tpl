@@ -651,8 +651,7 @@ void CheckShapes(Tally& tally) {
                          Shape{1, 1001, 263}, Shape{2, 777, 199}, Shape{3, 1001, kBeyondOuterDepth},
                          Shape{5, 1001, kBeyondOuterDepth}, Shape{13, 700, 300}, Shape{20, 700, 300},
                          Shape{9, 1100, kPastHalfOuterDepth}, Shape{kBeyondOuterRows, 100, 5},
-                         Shape{41, 500, 1900}, Shape{700, 600, 250},
-                         Shape{6, 1024, 200}}) {
+                         Shape{41, 500, 1900}, Shape{700, 600, 250}, Shape{6, 1024, 200}}) {
     // Under --quick the large ones go through the dispatcher and the workspace variant only: forcing every kernel
     // on them is most of the full run's time.
     shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);

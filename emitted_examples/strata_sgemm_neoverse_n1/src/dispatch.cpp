@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   667175838d4954efb62d6b8392379621d819fd6e8458b3d60235f144fcb77bf9  template cpu/dispatch.cpp.tpl
+//   4872519fe8c0923722e27cd2578c3713c56cb38a9fa423c69d227f2c9b8d6084  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -1404,15 +1404,16 @@ void packed_task(void* context, int64_t index) {
   g.A += i0 * g.lda;
   g.B += j0;
   g.C += i0 * g.ldc + j0;
-  float* const a_buffers = job.buffers + index * thread_floats(k, job.b_slots);
-  const int64_t streamed = streamed_rows(k, g.M, job.g->N, job.g->K, thread_floats(k, job.b_slots));
+  const int64_t buffer_floats = thread_floats(k, job.b_slots);
+  float* const a_buffers = job.buffers + index * buffer_floats;
+  const int64_t streamed = streamed_rows(k, g.M, job.g->N, job.g->K, buffer_floats);
   if (streamed > 0) {
     for (int64_t i = 0; i < g.M; i += streamed) {
       Gemm block = g;
       block.M = std::min(streamed, g.M - i);
       block.A += i * g.lda;
       block.C += i * g.ldc;
-      run_streamed(block, k, a_buffers, thread_floats(k, job.b_slots));
+      run_streamed(block, k, a_buffers, buffer_floats);
     }
     return;
   }
