@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "spec/arch_loader.h"
+#include "spec/arch_writer.h"
 #include "spec/op_loader.h"
 #include "spec_fixtures.h"
 #include "test_util.h"
@@ -111,6 +112,28 @@ TEST_CASE("unknown keys are errors", "[spec][bad]") {
 TEST_CASE("keys of the other target say so", "[spec][bad]") {
   CHECK(arch_error(replaced(kValidCpuArch, "  fma_pipes: 2\n", "  fma_pipes: 2\n  warp_size: 32\n")) ==
         "spec.yaml:14:14: isa: 'warp_size' is only valid for cuda targets");
+}
+
+TEST_CASE("half_width_fma_pipes is optional and for AVX-512 only and written back", "[spec]") {
+  std::string avx512 = replaced(kValidCpuArch, "vector: avx2", "vector: avx512");
+  avx512 = replaced(avx512, "vector_bits: 256", "vector_bits: 512");
+  const std::string with_half = replaced(avx512, "  fma_pipes: 2\n", "  fma_pipes: 1\n  half_width_fma_pipes: 2\n");
+  ScratchDir dir;
+  const Arch without = load_arch(dir.write("without.yaml", avx512));
+  CHECK(without.isa.half_width_fma_pipes == 0);
+  CHECK(without.isa.half_fma_pipes() == 2);  // absent: as many as at the full width
+  CHECK(write_arch_yaml(without).find("half_width_fma_pipes") == std::string::npos);
+  const Arch with = load_arch(dir.write("with.yaml", with_half));
+  CHECK(with.isa.fma_pipes == 1);
+  CHECK(with.isa.half_width_fma_pipes == 2);
+  CHECK(with.isa.half_fma_pipes() == 2);
+  const Arch reloaded = load_arch(dir.write("reloaded.yaml", write_arch_yaml(with)));
+  CHECK(reloaded.isa.half_width_fma_pipes == 2);
+  CHECK(arch_error(replaced(kValidCpuArch, "  fma_pipes: 2\n", "  fma_pipes: 2\n  half_width_fma_pipes: 4\n")) ==
+        "spec.yaml:14:25: isa: 'half_width_fma_pipes' is only valid for avx512, whose 256-bit halves the kernels can "
+        "use; this descriptor's vector is avx2");
+  CHECK_THAT(arch_error(replaced(with_half, "half_width_fma_pipes: 2", "half_width_fma_pipes: 0")),
+             Catch::Equals("spec.yaml:14:25: isa: 'half_width_fma_pipes' must be >= 1, found 0"));
 }
 
 TEST_CASE("wrong types", "[spec][bad]") {

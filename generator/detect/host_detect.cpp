@@ -348,6 +348,9 @@ struct Kernels {
   int max_fma_pipes = 2;  // clamp for the measured pipe count
   int fma_chains = 0;     // independent FMAs per iteration of fma_loop
   void (*fma_loop)(int64_t iters) = nullptr;
+  // AVX-512 only: the same loop on 256-bit vectors (half_width_fma_pipes); null where the ISA has no such figure.
+  void (*half_fma_loop)(int64_t iters) = nullptr;
+  const char* half_fma_insn = "";
   void (*add_chain_loaded)(int64_t iters) = nullptr;
   void (*sum)(const char* base, const char* end, int64_t passes) = nullptr;
 
@@ -366,6 +369,8 @@ Kernels avx512_kernels() {
   k.broadcast = Broadcast::memory;
   k.fma_chains = kX86FmaChains;
   k.fma_loop = fma_chains_avx512;
+  k.half_fma_loop = fma_chains_avx2;
+  k.half_fma_insn = "vfmadd231ps ymm";
   k.add_chain_loaded = add_chain_loaded_avx512;
   k.sum = sum_avx512;
   return k;
@@ -905,9 +910,10 @@ void run_together(int threads, Fn&& fn) {
 }
 
 struct ComputeFacts {
-  double scalar_ghz = 0;  // dependent adds alone
-  double loaded_ghz = 0;  // dependent adds with vector FMAs interleaved
-  double fma_gflops = 0;  // one core
+  double scalar_ghz = 0;       // dependent adds alone
+  double loaded_ghz = 0;       // dependent adds with vector FMAs interleaved
+  double fma_gflops = 0;       // one core
+  double half_fma_gflops = 0;  // one core, on vectors of half the width (0: not measured, see Kernels)
 };
 
 ComputeFacts measure_compute(const Kernels& k) {
@@ -922,14 +928,19 @@ ComputeFacts measure_compute(const Kernels& k) {
   // windows of ~10 ms also keep the ~0.5 ms licence transition out of the best.
   auto loaded = [&](int64_t n) { k.add_chain_loaded(n); };
   auto fma = [&](int64_t n) { k.fma_loop(n); };
+  // The half-width loop (where the ISA has one) joins the alternation, so that it is measured at the same clock.
+  auto half = [&](int64_t n) { k.half_fma_loop(n); };
   const int64_t n_loaded = calibrate(loaded, 0.01), n_fma = calibrate(fma, 0.01);
-  double loaded_rate = 0, fma_rate = 0;
+  const int64_t n_half = k.half_fma_loop != nullptr ? calibrate(half, 0.01) : 0;
+  double loaded_rate = 0, fma_rate = 0, half_rate = 0;
   for (int round = 0; round < 6; ++round) {
     loaded_rate = std::max(loaded_rate, static_cast<double>(n_loaded) / seconds_of(loaded, n_loaded));
     fma_rate = std::max(fma_rate, static_cast<double>(n_fma) / seconds_of(fma, n_fma));
+    if (n_half > 0) half_rate = std::max(half_rate, static_cast<double>(n_half) / seconds_of(half, n_half));
   }
   f.loaded_ghz = kChainAdds * loaded_rate / 1e9;
   f.fma_gflops = 2.0 * k.fma_chains * k.lanes() * fma_rate / 1e9;
+  f.half_fma_gflops = 2.0 * k.fma_chains * (k.lanes() / 2) * half_rate / 1e9;
   return f;
 }
 
@@ -1167,6 +1178,14 @@ IsaInfo host_isa(const Kernels& k, const HostFacts& h, const ComputeFacts& m) {
       isa.fma_pipes, k.fma_chains, k.fma_insn, flops_per_cycle, pipes_measured, k.lanes(),
       ambiguous ? " (far from a whole number: the host was probably busy; rerun on an idle machine)" : "",
       m.loaded_ghz, k.isa_name, m.scalar_ghz);
+  if (m.half_fma_gflops > 0) {
+    const double half_pipes_measured = m.half_fma_gflops / m.loaded_ghz / (2.0 * (k.lanes() / 2));
+    isa.half_width_fma_pipes =
+        static_cast<int>(std::clamp<long>(std::lround(half_pipes_measured), 1, 2 * k.max_fma_pipes));
+    isa.source += fmt::format(
+        "; half_width_fma_pipes {} from measurement: the same chains as {} reach {:.2f} x 2 x {} lanes a cycle",
+        isa.half_width_fma_pipes, k.half_fma_insn, half_pipes_measured, k.lanes() / 2);
+  }
   return isa;
 }
 

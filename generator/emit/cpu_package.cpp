@@ -61,6 +61,7 @@ void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
   d->SetIntValue("FMA_CHAINS", in.arch->isa.fma_chains());            // see thin_sets in internal.h
   d->SetIntValue("VECTOR_REGISTERS", in.arch->isa.vector_registers);  // see b_held in internal.h
   d->SetIntValue("FMA_PIPES", in.arch->isa.fma_pipes);                // see kFmaPipes in internal.h
+  d->SetIntValue("HALF_FMA_PIPES", in.arch->isa.half_fma_pipes());    // see kHalfFmaPipes in internal.h
   const MemorySpec& outer_memory = in.arch->memory_of(in.arch->levels.back());
   d->SetValue("OUTER_CACHE", outer_memory.name);
   d->SetValue("OUTER_BYTES", std::to_string(outer_memory.capacity_bytes / 2));

@@ -234,6 +234,7 @@ ProfileKit render_profile_kit(const KitInputs& in, TemplateRenderer& renderer) {
     dict.SetIntValue("FMA_CHAINS", arch.isa.fma_chains());
     dict.SetIntValue("VECTOR_REGISTERS", arch.isa.vector_registers);
     dict.SetIntValue("FMA_PIPES", arch.isa.fma_pipes);
+    dict.SetIntValue("HALF_FMA_PIPES", arch.isa.half_fma_pipes());
     const std::string body = renderer.render("cpu/internal.h.tpl", dict);
     kit.files["src/internal.h"] = header(KitComment::cpp, {"cpu/internal.h.tpl"}) + body;
   }

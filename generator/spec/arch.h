@@ -33,9 +33,14 @@ struct IsaInfo {
   int vector_registers = 0;
   int fma_latency_cycles = 0;
   int fma_pipes = 0;
+  // AVX-512 only, optional (0: absent): FMAs issued per cycle on vectors of half the width (256 bits), where a core
+  // runs 512-bit FMAs as two halves and issues more half-width ones than full ones.
+  int half_width_fma_pipes = 0;
   Broadcast fma_broadcast = Broadcast::memory;
   // Independent FMA chains that keep the FMA pipes busy: the latency of one FMA times the FMAs started per cycle.
   int fma_chains() const { return fma_latency_cycles * fma_pipes; }
+  // FMAs issued per cycle at half the vector width: as many as at the full width unless the descriptor says more.
+  int half_fma_pipes() const { return half_width_fma_pipes > 0 ? half_width_fma_pipes : fma_pipes; }
   // both
   std::vector<int> k_unroll;
   // CUDA

@@ -18,8 +18,9 @@ const std::vector<std::string> kDataTypes = {"f32", "f16", "bf16"};
 const std::vector<std::string> kMemoryKinds = {"registers", "cache", "shared", "dram"};
 const std::vector<std::string> kAnalyzers = {"profile", "model"};
 
-const std::vector<std::string> kCpuIsaKeys = {"vector",    "vector_bits",  "vector_registers", "fma_latency_cycles",
-                                              "fma_pipes", "fma_broadcast"};
+const std::vector<std::string> kCpuIsaKeys = {
+    "vector",    "vector_bits",          "vector_registers", "fma_latency_cycles",
+    "fma_pipes", "half_width_fma_pipes", "fma_broadcast"};
 const std::vector<std::string> kCudaIsaKeys = {"sm",
                                                "warp_size",
                                                "registers_per_thread_max",
@@ -56,6 +57,14 @@ IsaInfo read_cpu_isa(MapReader& r, Target target) {
   isa.vector_registers = static_cast<int>(r.integer("vector_registers", 1, 256));
   isa.fma_latency_cycles = static_cast<int>(r.integer("fma_latency_cycles", 1, 64));
   isa.fma_pipes = static_cast<int>(r.integer("fma_pipes", 1, 8));
+  if (r.has("half_width_fma_pipes")) {
+    if (isa.vector != VectorIsa::avx512)
+      r.fail("half_width_fma_pipes",
+             fmt::format("is only valid for avx512, whose 256-bit halves the kernels can use; "
+                         "this descriptor's vector is {}",
+                         to_string(isa.vector)));
+    isa.half_width_fma_pipes = static_cast<int>(r.integer("half_width_fma_pipes", 1, 16));
+  }
   isa.fma_broadcast = static_cast<Broadcast>(r.choice("fma_broadcast", kBroadcasts));
   isa.k_unroll = to_ints(r.integer_list("k_unroll", 1, 64));
   reject_other_target_keys(r, kCudaIsaKeys, "cuda");

@@ -58,6 +58,7 @@ void put_cpu_isa(YAML::Emitter& out, const IsaInfo& isa) {
   put_int(out, "vector_registers", isa.vector_registers);
   put_int(out, "fma_latency_cycles", isa.fma_latency_cycles);
   put_int(out, "fma_pipes", isa.fma_pipes);
+  if (isa.half_width_fma_pipes > 0) put_int(out, "half_width_fma_pipes", isa.half_width_fma_pipes);
   put_string(out, "fma_broadcast", to_string(isa.fma_broadcast));
   put_int_list(out, "k_unroll", isa.k_unroll);
 }

@@ -62,6 +62,9 @@ constexpr int64_t kSplitBytes = int64_t{16} << 10;
 constexpr int kChains = {{FMA_CHAINS}};
 // The vector FMAs a core starts per cycle, from the descriptor (see the kernels' tile_body).
 constexpr int kFmaPipes = {{FMA_PIPES}};
+// The FMAs it starts per cycle on vectors of half the width, from the descriptor (see half_strip in the AVX-512
+// kernels): more than kFmaPipes where a core runs a full-width FMA as two halves.
+constexpr int kHalfFmaPipes = {{HALF_FMA_PIPES}};
 constexpr int thin_sets(int rows, int vectors) { return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors); }
 
 // The most rows of C a direct call reads B for in row streams (see row_streams in the kernels and row_streams_pay in

@@ -632,6 +632,10 @@ void CheckShapes(Tally& tally) {
   // kernels run them in place (see use_direct in dispatch.cpp), in k slices.
   // kBeyondOuterRows x 100 x 5 has a C just larger than the outer cache: one thread writes it a row at a time (see
   // wide_rows_pay in dispatch.cpp), the row's last vector short.
+  // 29x7x33, 3x5x41, 1x2x9 and 15x8x64 are strips of at most half a vector of columns: where the descriptor says the
+  // core starts more half-width FMAs than full ones, the AVX-512 kernels run them on 256-bit vectors (see half_strip
+  // in the kernels), in even row blocks (29 rows: 10, 10 and 9), the shorter ones over sets of accumulators with k
+  // steps left over.
   // 6x1024x200 is a row of tiles over a B larger than the direct path's cache whose rows, 4 KiB apart, share a set of
   // the tile cache: deep k slices, each tile fetching B's rows ahead (see direct_b_ahead in dispatch.cpp).
   // 9 rows over a B just larger than half the outer cache run as one row of tiles over a streamed B (see
@@ -651,7 +655,8 @@ void CheckShapes(Tally& tally) {
                          Shape{1, 1001, 263}, Shape{2, 777, 199}, Shape{3, 1001, kBeyondOuterDepth},
                          Shape{5, 1001, kBeyondOuterDepth}, Shape{13, 700, 300}, Shape{20, 700, 300},
                          Shape{9, 1100, kPastHalfOuterDepth}, Shape{kBeyondOuterRows, 100, 5},
-                         Shape{41, 500, 1900}, Shape{700, 600, 250}, Shape{6, 1024, 200}}) {
+                         Shape{41, 500, 1900}, Shape{700, 600, 250}, Shape{6, 1024, 200},
+                         Shape{29, 7, 33}, Shape{3, 5, 41}, Shape{1, 2, 9}, Shape{15, 8, 64}}) {
     // Under --quick the large ones go through the dispatcher and the workspace variant only: forcing every kernel
     // on them is most of the full run's time.
     shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   0332be9cbbd544d426d7e6ff011b16c70efe8bb1a30ea18bb86f9dd152a19b0b  template cpu/internal.h.tpl
+//   93e7d72f0abca60e4728fdee809491e311892fe9ab0d6a97001753e489d6b963  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -70,6 +70,9 @@ constexpr int64_t kSplitBytes = int64_t{16} << 10;
 constexpr int kChains = 10;
 // The vector FMAs a core starts per cycle, from the descriptor (see the kernels' tile_body).
 constexpr int kFmaPipes = 2;
+// The FMAs it starts per cycle on vectors of half the width, from the descriptor (see half_strip in the AVX-512
+// kernels): more than kFmaPipes where a core runs a full-width FMA as two halves.
+constexpr int kHalfFmaPipes = 2;
 constexpr int thin_sets(int rows, int vectors) { return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors); }
 
 // The most rows of C a direct call reads B for in row streams (see row_streams in the kernels and row_streams_pay in

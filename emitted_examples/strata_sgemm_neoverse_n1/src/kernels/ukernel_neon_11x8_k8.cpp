@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   2f3011d56393254faaabee2b8b55b6e6fac51bf77b841d7a071c126ea5f023de  template cpu/ukernel.cpp.tpl
+//   444687b644b30bbef1d7ab6736e9b2d88cb3aa51d77c8a65b98a74cffb655ba2  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -1698,6 +1698,7 @@ void along_m(const TileArgs& t) {
   bottom.c += top.rows * t.ldc;
   direct_vectors(bottom);
 }
+
 
 // A few rows of C against a B that does not stay in cache (see row_streams_pay in the dispatcher). Each element
 // of B then serves a few FMAs, so the call runs at the speed B arrives, and B arrives fastest as the hardware

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   2f3011d56393254faaabee2b8b55b6e6fac51bf77b841d7a071c126ea5f023de  template cpu/ukernel.cpp.tpl
+//   444687b644b30bbef1d7ab6736e9b2d88cb3aa51d77c8a65b98a74cffb655ba2  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 4 x 24 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 78.30 GFLOP/s (6.28e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -951,6 +951,7 @@ void along_m(const TileArgs& t) {
   bottom.c += top.rows * t.ldc;
   direct_vectors(bottom);
 }
+
 
 // A few rows of C against a B that does not stay in cache (see row_streams_pay in the dispatcher). Each element
 // of B then serves a few FMAs, so the call runs at the speed B arrives, and B arrives fastest as the hardware
