@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   444687b644b30bbef1d7ab6736e9b2d88cb3aa51d77c8a65b98a74cffb655ba2  template cpu/ukernel.cpp.tpl
+//   3a37f8a5d422fd34dd4b35a0651de5fc5e315ff8d449999c6e445eeb2a1862ce  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 6 x 16 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 76.41 GFLOP/s (6.43e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -696,10 +696,11 @@ constexpr int64_t kDotDepth = 512;
 // A horizontal sum's cost in FMA slots: the shuffle-and-add steps that fold kLanes lanes to one, and the store.
 constexpr int64_t kSumCost = kLanes == 16 ? 6 : kLanes == 8 ? 5 : 3;
 
-// Whether the last `edge` columns of a `rows` x k strip cost less along k than as a vector of the tiles (rows x k FMAs).
-inline bool dot_pays(int64_t rows, int64_t k, int64_t edge, bool gather) {
+// Whether the last `edge` columns of a `rows` x k strip cost less along k than the tiles' `tile_slots` FMA slots (a
+// vector of the tiles: rows x k).
+inline bool dot_pays(int64_t rows, int64_t k, int64_t edge, bool gather, int64_t tile_slots) {
   const int64_t along_k = edge * (rows * ((k + kLanes - 1) / kLanes) + kSumCost * rows + (gather ? k : 0));
-  return along_k < rows * k;
+  return along_k < tile_slots;
 }
 
 // kRows rows of C (from a and c) times kCols columns of B, each held contiguous along k at bt + j * bt_stride: one
@@ -1119,14 +1120,18 @@ void ukernel_avx2_6x16_k4_wide_rows(const TileArgs& args) {
 void ukernel_avx2_6x16_k4_direct(const TileArgs& args) {
   if (args.rows <= 0 || args.cols <= 0) return;
   if (args.cols == 1 && args.ldb == 1) {  // C is one column and B's is contiguous: along k with B in place
-    if (dot_pays(args.rows, args.k, 1, false))
+    if (dot_pays(args.rows, args.k, 1, false, args.rows * args.k))
       dot_rows<1>(args, args.b, 0);
     else
       direct_vectors(args);
     return;
   }
+  // The strip's columns as tiles cost rows x k FMA slots, or fewer on half-width vectors (see half_strip), against
+  // which its last few columns along k are weighed: on half-width vectors, 13x3x31's 3 columns (dot products 1.3x
+  // slower there) stay on them, and 33x33x33's last column (as half-width tiles 1.17x slower) goes along k.
+  int64_t tile_slots = args.rows * args.k;
   const int edge = args.cols % kLanes;
-  if (edge == 0 || edge > kDotColumns || !dot_pays(args.rows, args.k, edge, true)) {
+  if (edge == 0 || edge > kDotColumns || !dot_pays(args.rows, args.k, edge, true, tile_slots)) {
     if (along_m_pays(args))
       along_m(args);
     else
