@@ -828,7 +828,6 @@ void along_m(const TileArgs& t) {
 // and along_m: 17x7x33 1.35x faster, 300x8x64 1.31x, 7x7x7 1.17x, 3x7x33 1.16x, 25x5x50 1.15x, 100x7x31 1.09x,
 // 13x3x31 1.06x, 64x3x17 1.04x. A from beyond the cache stays with the tiles, which fetch it ahead.
 using Half = __m256;
-constexpr int kHalfLanes = kLanes / 2;
 constexpr int kHalfRegisters = 16;
 constexpr int kHalfRows = kHalfRegisters - 2;
 constexpr int kHalfChains = kChains / kFmaPipes * kHalfFmaPipes;
@@ -900,7 +899,6 @@ inline bool half_pays(const TileArgs& t) {
 }
 
 void half_strip(const TileArgs& t) {
-  static_assert(kHalfLanes * 2 == kLanes, "a half is half a vector");
   const Mask columns = lane_mask(t.cols);
   const float* a = t.a;
   float* c = t.c;
@@ -1168,8 +1166,8 @@ void {{NAME}}_direct(const TileArgs& args) {
     return;
   }
   // The strip's columns as tiles cost rows x k FMA slots, or fewer on half-width vectors (see half_strip), against
-  // which its last few columns along k are weighed: on half-width vectors, 13x3x31's 3 columns (dot products 1.3x
-  // slower there) stay on them, and 33x33x33's last column (as half-width tiles 1.17x slower) goes along k.
+  // which its last few columns along k are weighed: 33x33x33's last column goes along k, as it did before half-width
+  // strips (as a half-width strip the call took 1.17x as long).
   int64_t tile_slots = args.rows * args.k;
 {{#AVX512}}  const bool half = half_pays(args);
   if (half) tile_slots = tile_slots * kFmaPipes / kHalfFmaPipes;

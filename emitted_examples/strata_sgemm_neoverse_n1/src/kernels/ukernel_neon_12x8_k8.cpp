@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   3a37f8a5d422fd34dd4b35a0651de5fc5e315ff8d449999c6e445eeb2a1862ce  template cpu/ukernel.cpp.tpl
+//   1596ff83adeb836ef1bc206553bf4564f33b28d3a417d6ac9f5fd68207fc581f  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 12 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -2042,8 +2042,8 @@ void ukernel_neon_12x8_k8_direct(const TileArgs& args) {
     return;
   }
   // The strip's columns as tiles cost rows x k FMA slots, or fewer on half-width vectors (see half_strip), against
-  // which its last few columns along k are weighed: on half-width vectors, 13x3x31's 3 columns (dot products 1.3x
-  // slower there) stay on them, and 33x33x33's last column (as half-width tiles 1.17x slower) goes along k.
+  // which its last few columns along k are weighed: 33x33x33's last column goes along k, as it did before half-width
+  // strips (as a half-width strip the call took 1.17x as long).
   int64_t tile_slots = args.rows * args.k;
   const int edge = args.cols % kLanes;
   if (edge == 0 || edge > kDotColumns || !dot_pays(args.rows, args.k, edge, true, tile_slots)) {

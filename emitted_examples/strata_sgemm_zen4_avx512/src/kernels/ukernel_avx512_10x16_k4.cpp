@@ -4,7 +4,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   3a37f8a5d422fd34dd4b35a0651de5fc5e315ff8d449999c6e445eeb2a1862ce  template cpu/ukernel.cpp.tpl
+//   1596ff83adeb836ef1bc206553bf4564f33b28d3a417d6ac9f5fd68207fc581f  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 10 x 16 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 117.20 GFLOP/s (6.99e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -956,7 +956,6 @@ void along_m(const TileArgs& t) {
 // and along_m: 17x7x33 1.35x faster, 300x8x64 1.31x, 7x7x7 1.17x, 3x7x33 1.16x, 25x5x50 1.15x, 100x7x31 1.09x,
 // 13x3x31 1.06x, 64x3x17 1.04x. A from beyond the cache stays with the tiles, which fetch it ahead.
 using Half = __m256;
-constexpr int kHalfLanes = kLanes / 2;
 constexpr int kHalfRegisters = 16;
 constexpr int kHalfRows = kHalfRegisters - 2;
 constexpr int kHalfChains = kChains / kFmaPipes * kHalfFmaPipes;
@@ -1028,7 +1027,6 @@ inline bool half_pays(const TileArgs& t) {
 }
 
 void half_strip(const TileArgs& t) {
-  static_assert(kHalfLanes * 2 == kLanes, "a half is half a vector");
   const Mask columns = lane_mask(t.cols);
   const float* a = t.a;
   float* c = t.c;
@@ -1296,8 +1294,8 @@ void ukernel_avx512_10x16_k4_direct(const TileArgs& args) {
     return;
   }
   // The strip's columns as tiles cost rows x k FMA slots, or fewer on half-width vectors (see half_strip), against
-  // which its last few columns along k are weighed: on half-width vectors, 13x3x31's 3 columns (dot products 1.3x
-  // slower there) stay on them, and 33x33x33's last column (as half-width tiles 1.17x slower) goes along k.
+  // which its last few columns along k are weighed: 33x33x33's last column goes along k, as it did before half-width
+  // strips (as a half-width strip the call took 1.17x as long).
   int64_t tile_slots = args.rows * args.k;
   const bool half = half_pays(args);
   if (half) tile_slots = tile_slots * kFmaPipes / kHalfFmaPipes;
