@@ -65,3 +65,41 @@ TEST_CASE("the level-0 pool keeps partners for skinny shapes", "[select]") {
   CHECK(one_row);
   CHECK(s.level0_pool.size() > 3);
 }
+
+TEST_CASE("tiles the profile cannot tell apart are ranked by loads per FMA, faster ones by speed", "[select]") {
+  const Arch arch = load_arch(source_path("archs/zen4-avx512.yaml"));
+  const Op op = load_op(source_path("ops/sgemm.yaml"));
+  const auto sieve = run_sieve(arch, op).at(0);
+  const auto machine = make_machine(arch, op, sieve);
+  const auto& cands = sieve.levels[0].candidates;
+  auto index_of = [&](int64_t mr, int64_t nr, int64_t ku) {
+    for (size_t i = 0; i < cands.size(); ++i)
+      if (cands[i].tile == std::array<int64_t, kNumAxes>{mr, nr, ku}) return i;
+    FAIL("no candidate " << mr << "x" << nr << " k" << ku);
+    return size_t{0};
+  };
+  const size_t narrow = index_of(15, 16, 4), wide = index_of(8, 48, 4);
+  // One broadcast and one B vector per FMA of 15x16 (16 loads / 15 FMAs); 8x48: 11 loads / 24 FMAs.
+  CHECK(cpu_loads_per_fma(arch, op, cands[narrow]) == Approx(16.0 / 15.0));
+  CHECK(cpu_loads_per_fma(arch, op, cands[wide]) == Approx(11.0 / 24.0));
+
+  // Every tile measured slow except these two; 15x16 measured 0.5% faster than 8x48.
+  auto seconds_at = [&](size_t i, double gflops) {
+    return 2.0 * cands[i].tile[0] * cands[i].tile[1] * cands[i].tile[2] / (gflops * 1e9);
+  };
+  std::vector<double> level0(cands.size());
+  for (size_t i = 0; i < cands.size(); ++i) level0[i] = seconds_at(i, 50.0);
+  level0[narrow] = seconds_at(narrow, 117.3);
+  level0[wide] = seconds_at(wide, 116.7);
+  SelectOptions options;
+  options.level0_pool = 1;
+  for (const Candidate& c : cands) options.level0_tie_break.push_back(cpu_loads_per_fma(arch, op, c));
+  CHECK(level0_pool(sieve, machine, level0, options).front() == static_cast<int>(wide));
+  // Outside the tolerance the faster tile ranks first, whatever its loads.
+  level0[wide] = seconds_at(wide, 114.0);
+  CHECK(level0_pool(sieve, machine, level0, options).front() == static_cast<int>(narrow));
+  // Without a tie-break, throughput alone.
+  level0[wide] = seconds_at(wide, 116.7);
+  options.level0_tie_break.clear();
+  CHECK(level0_pool(sieve, machine, level0, options).front() == static_cast<int>(narrow));
+}

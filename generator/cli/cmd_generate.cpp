@@ -102,14 +102,8 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
   const std::vector<double> level0_seconds =
       have_records ? level0_seconds_from(arch, op, sieve, records) : cuda_core_level0_seconds(arch, op, sieve);
 
-  SelectOptions so;
+  SelectOptions so = select_options_for(arch, op, sieve);
   so.max_kernels = o.max_kernels;
-  so.level0_allowed = emittable_level0(arch, op, sieve);
-  if (arch.is_gpu()) so.whole_levels = 2;  // thread blocks run whole warp and block tiles, even at the edges
-  // A modelled GPU level 0 ranks many warp tiles within a few percent of each other (the loads-and-issue model
-  // cannot tell them apart more finely), and six of them left out the 128x128 blocks of 8x16 thread tiles that
-  // the upper levels prefer; the selection is cheap enough to weigh more.
-  if (arch.is_gpu()) so.level0_pool = kGpuLevel0Pool;
 
   // Level 1: profiled where the descriptor asks for it and level 0 is profiled (the measured blocks are of the
   // selection's level-0 pool, which only measured level-0 times rank fairly), else modelled.

@@ -21,6 +21,20 @@ std::vector<bool> emittable_level0(const Arch& arch, const Op& op, const SieveRe
   return arch.target == Target::cuda ? cuda_emittable_level0(arch, op, sieve) : std::vector<bool>{};
 }
 
+SelectOptions select_options_for(const Arch& arch, const Op& op, const SieveResult& sieve) {
+  SelectOptions so;
+  so.level0_allowed = emittable_level0(arch, op, sieve);
+  if (sieve.unit == ComputeUnit::cpu_fma)
+    for (const Candidate& c : sieve.levels[0].candidates)
+      so.level0_tie_break.push_back(cpu_loads_per_fma(arch, op, c));
+  if (arch.is_gpu()) so.whole_levels = 2;  // thread blocks run whole warp and block tiles, even at the edges
+  // A modelled GPU level 0 ranks many warp tiles within a few percent of each other (the loads-and-issue model
+  // cannot tell them apart more finely), and six of them left out the 128x128 blocks of 8x16 thread tiles that
+  // the upper levels prefer; the selection is cheap enough to weigh more.
+  if (arch.is_gpu()) so.level0_pool = kGpuLevel0Pool;
+  return so;
+}
+
 std::map<std::string, std::string> render_package(const PackageInputs& in, TemplateRenderer& renderer) {
   check_package_support(*in.arch, *in.op);
   if (in.arch->target == Target::cuda) return render_cuda_package(in, renderer);

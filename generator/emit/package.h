@@ -17,6 +17,11 @@ void check_package_support(const Arch& arch, const Op& op);
 // them all. Selection passes this on (SelectOptions::level0_allowed).
 std::vector<bool> emittable_level0(const Arch& arch, const Op& op, const SieveResult& sieve);
 
+// The selection options a package for `arch` is generated with (before the command line's --max-kernels): what
+// the backend can emit, the tie-break among CPU register tiles the profile cannot tell apart, and the GPU's
+// whole tiles and wider pool. The tests that repeat the generator's selection use these too.
+SelectOptions select_options_for(const Arch& arch, const Op& op, const SieveResult& sieve);
+
 // Relative path -> content of the whole package, from the backend for in.arch's target.
 std::map<std::string, std::string> render_package(const PackageInputs& in, TemplateRenderer& renderer);
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <thread>
+#include <tuple>
 
 namespace strata {
 namespace {
@@ -17,28 +18,39 @@ double level0_gflops(const strata_model::Machine& machine, const Candidate& c, d
 }
 
 // The best register tiles overall, plus partners for skinny shapes: the best tile with few rows (1, 2, up to 4)
-// and the best tile one vector wide. Order: by throughput, best first; indices unique.
+// and the best tile one vector wide. Order: the tiles within the tolerance of the best throughput by their
+// tie-break key, then the others by throughput, best first; indices unique.
 std::vector<int> ranked_pool(const SieveResult& sieve, const strata_model::Machine& machine,
-                             const std::vector<double>& level0_seconds, size_t count,
-                             const std::vector<bool>& allowed) {
+                             const std::vector<double>& level0_seconds, const SelectOptions& options) {
   const auto& cands = sieve.levels[0].candidates;
-  std::vector<std::pair<double, int>> ranked;
+  const std::vector<bool>& allowed = options.level0_allowed;
+  std::vector<std::pair<int, double>> rated;  // candidate, GFLOP/s
+  double best = 0;
   for (size_t i = 0; i < cands.size(); ++i)
-    if (allowed.empty() || allowed[i])
-      ranked.emplace_back(-level0_gflops(machine, cands[i], i < level0_seconds.size() ? level0_seconds[i] : 0),
-                          static_cast<int>(i));
+    if (allowed.empty() || allowed[i]) {
+      rated.emplace_back(static_cast<int>(i),
+                         level0_gflops(machine, cands[i], i < level0_seconds.size() ? level0_seconds[i] : 0));
+      best = std::max(best, rated.back().second);
+    }
+  // (tier, score, candidate): tier 0 holds the tiles the profile cannot tell from the best, scored by tie-break.
+  std::vector<std::tuple<int, double, int>> ranked;
+  for (const auto& [i, gflops] : rated) {
+    const bool tied = !options.level0_tie_break.empty() && gflops >= best * (1.0 - options.level0_tolerance);
+    ranked.emplace_back(tied ? 0 : 1, tied ? options.level0_tie_break[static_cast<size_t>(i)] : -gflops, i);
+  }
   std::sort(ranked.begin(), ranked.end());
+  const size_t count = options.level0_pool;
   std::vector<int> pool;
   auto add_best = [&](auto accept) {
-    for (const auto& [score, i] : ranked)
+    for (const auto& [tier, score, i] : ranked)
       if (accept(cands[static_cast<size_t>(i)])) {
         if (std::find(pool.begin(), pool.end(), i) == pool.end()) pool.push_back(i);
         return;
       }
   };
-  for (size_t r = 0; r < ranked.size() && pool.size() < count; ++r) pool.push_back(ranked[r].second);
+  for (size_t r = 0; r < ranked.size() && pool.size() < count; ++r) pool.push_back(std::get<2>(ranked[r]));
   int64_t narrowest = std::numeric_limits<int64_t>::max();
-  for (const auto& [score, i] : ranked) narrowest = std::min(narrowest, cands[static_cast<size_t>(i)].tile[1]);
+  for (const auto& [tier, score, i] : ranked) narrowest = std::min(narrowest, cands[static_cast<size_t>(i)].tile[1]);
   for (int64_t rows : {1, 2, 4}) add_best([&](const Candidate& c) { return c.tile[0] <= rows; });
   add_best([&](const Candidate& c) { return c.tile[1] == narrowest; });
   return pool;
@@ -66,7 +78,7 @@ double problem_time(const strata_model::Machine& machine, const strata_model::Ti
 
 std::vector<int> level0_pool(const SieveResult& sieve, const strata_model::Machine& machine,
                              const std::vector<double>& level0_seconds, const SelectOptions& options) {
-  return ranked_pool(sieve, machine, level0_seconds, options.level0_pool, options.level0_allowed);
+  return ranked_pool(sieve, machine, level0_seconds, options);
 }
 
 std::vector<int64_t> shape_grid_axis(int64_t limit) {

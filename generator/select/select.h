@@ -37,7 +37,13 @@ constexpr size_t kGpuLevel0Pool = 32;
 
 struct SelectOptions {
   size_t max_kernels = 12;
-  size_t level0_pool = 6;   // best register tiles by level-0 throughput
+  size_t level0_pool = 6;  // best register tiles by level-0 throughput
+  // Level-0 tiles within this fraction of the best throughput count as equally fast, and among them the lower
+  // level0_tie_break[i] ranks first (empty: throughput alone). A profile on a shared machine repeats to about 1%:
+  // on Zen 4 the k-unroll variants of one tile spread over 116.0-117.3 GFLOP/s, and some fifty register tiles
+  // reached the peak within that, so ranking them by throughput ranked them by noise.
+  double level0_tolerance = 0.01;
+  std::vector<double> level0_tie_break;
   double min_gain = 0.005;  // stop adding kernels that improve the grid's geometric mean by less than this
   size_t max_winners = 96;  // best tilings of the coarse grid carried into the greedy cover
   // When not empty, level-0 candidate i may be used only if level0_allowed[i]: a backend whose templates emit a

@@ -320,6 +320,13 @@ int64_t SieveResult::total_candidates() const {
   return total;
 }
 
+double cpu_loads_per_fma(const Arch& arch, const Op& op, const Candidate& c) {
+  const int64_t lanes = arch.isa.vector_bits / (8 * op.b_bytes());
+  const int64_t mr = c.tile[0], b_vectors = c.tile[1] / lanes;
+  const int64_t a_loads = arch.isa.fma_broadcast == Broadcast::memory ? mr : (mr + lanes - 1) / lanes;
+  return static_cast<double>(b_vectors + a_loads) / static_cast<double>(mr * b_vectors);
+}
+
 std::string describe_constraint(const std::string& key) {
   static const std::map<std::string, std::string> text = {
       {kVectorWidth, "tile not a whole number of vector registers (ISA vector width)"},

@@ -53,6 +53,12 @@ struct SieveResult {
 // counts that differ).
 std::vector<SieveResult> run_sieve(const Arch& arch, const Op& op);
 
+// The vector loads one k step of CPU register tile `c` issues per FMA: its row of B (nr / lanes vectors) and its
+// column of A (a broadcast per row, or a vector per `lanes` rows where the ISA broadcasts from a register lane),
+// over its mr x nr / lanes FMAs. Tiles that all reach the FMA peak in the level-0 profile still differ here, and
+// the loads of the package's real loops (C tiles, A read in place, prefetches) share the load ports with these.
+double cpu_loads_per_fma(const Arch& arch, const Op& op, const Candidate& c);
+
 // Human-readable description of a constraint key used in SieveLevel::pruned.
 std::string describe_constraint(const std::string& key);
 

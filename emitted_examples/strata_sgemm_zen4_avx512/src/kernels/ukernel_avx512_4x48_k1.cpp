@@ -6,15 +6,15 @@
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
 //   1596ff83adeb836ef1bc206553bf4564f33b28d3a417d6ac9f5fd68207fc581f  template cpu/ukernel.cpp.tpl
 //
-// Tile hierarchy: level 0 register tile 13 x 32 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
-// Cost: profiled 117.20 GFLOP/s (1.82e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
+// Tile hierarchy: level 0 register tile 4 x 48 x 1 (k unroll); the cache blocks that use it are listed in manifest.yaml.
+// Cost: profiled 116.90 GFLOP/s (8.41e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
 
-// Micro-kernel ukernel_avx512_13x32_k4: a 13 x 32 register tile (13 rows x 2 AVX-512 vectors of 16 floats), k unrolled
-// 4 times. Each k step broadcasts one element of A per row and multiplies it into 2 vectors of B: 26
-// accumulators + 2 B registers + 1 broadcast register = 29 of 32 vector registers.
+// Micro-kernel ukernel_avx512_4x48_k1: a 4 x 48 register tile (4 rows x 3 AVX-512 vectors of 16 floats), k unrolled
+// 1 times. Each k step broadcasts one element of A per row and multiplies it into 3 vectors of B: 12
+// accumulators + 3 B registers + 1 broadcast register = 16 of 32 vector registers.
 //
-// Edges cost no padding work: tile<kRows, kVecs> is instantiated for every row count 1..13 and vector count
-// 1..2, and the last vector of each row is masked to the tile's columns.
+// Edges cost no padding work: tile<kRows, kVecs> is instantiated for every row count 1..4 and vector count
+// 1..3, and the last vector of each row is masked to the tile's columns.
 #include <immintrin.h>
 
 #include <array>
@@ -347,7 +347,7 @@ template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps);
   static_assert(!kPackedA || kAheadRows == 0, "a packed tile's A is a packed panel");
-  static_assert(kRows >= 1 && kRows <= 13 && kVecs >= 1 && kVecs <= 2, "tile outside the register tile");
+  static_assert(kRows >= 1 && kRows <= 4 && kVecs >= 1 && kVecs <= 3, "tile outside the register tile");
   if constexpr (!kPackedA && thin_sets(kRows, kVecs) > 1) {
     if (t.k >= thin_sets(kRows, kVecs)) {  // a shallower tile has fewer steps than sets
       thin_tile_body<kRows, kVecs, kAheadRows>(t);
@@ -367,11 +367,11 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       return;
     }
   }
-  // A element (r, p): packed at a[p * 13 + r], in place at a[r * lda + p]. B row p: packed at b + p * 32,
+  // A element (r, p): packed at a[p * 4 + r], in place at a[r * lda + p]. B row p: packed at b + p * 48,
   // in place at b + p * ldb.
   const int64_t a_rs = kPackedA ? 1 : t.lda;
-  const int64_t a_cs = kPackedA ? 13 : 1;
-  const int64_t b_rs = kPackedB ? 32 : t.ldb;
+  const int64_t a_cs = kPackedA ? 4 : 1;
+  const int64_t b_rs = kPackedB ? 48 : t.ldb;
   const float* a = t.a;
   const float* b = t.b;
   const int64_t depth = t.k;
@@ -381,30 +381,16 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     for (; c_row < kRows; ++c_row) prefetch_c_row<kVecs>(t.c + c_row * t.ldc, t.cols);
   Vec c0_0 = vzero();
   Vec c0_1 = vzero();
+  Vec c0_2 = vzero();
   Vec c1_0 = vzero();
   Vec c1_1 = vzero();
+  Vec c1_2 = vzero();
   Vec c2_0 = vzero();
   Vec c2_1 = vzero();
+  Vec c2_2 = vzero();
   Vec c3_0 = vzero();
   Vec c3_1 = vzero();
-  Vec c4_0 = vzero();
-  Vec c4_1 = vzero();
-  Vec c5_0 = vzero();
-  Vec c5_1 = vzero();
-  Vec c6_0 = vzero();
-  Vec c6_1 = vzero();
-  Vec c7_0 = vzero();
-  Vec c7_1 = vzero();
-  Vec c8_0 = vzero();
-  Vec c8_1 = vzero();
-  Vec c9_0 = vzero();
-  Vec c9_1 = vzero();
-  Vec c10_0 = vzero();
-  Vec c10_1 = vzero();
-  Vec c11_0 = vzero();
-  Vec c11_1 = vzero();
-  Vec c12_0 = vzero();
-  Vec c12_1 = vzero();
+  Vec c3_2 = vzero();
 
   int64_t p = 0;
   int next_row = 0;  // of the next B block's rows this tile asks for (see fetch_next_b)
@@ -418,286 +404,39 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   // thread of an AMD Zen 4, 512-bit FMAs on one pipe: 13x13x13 1.24x faster, 31x13x64 1.10x, 19717x16x64 1.08x,
   // 64x16x64 1.08x, 7x13x64 1.08x, 2708x16x128 1.06x); with two pipes it lost 3-8% (a Cascade Lake Xeon).
   constexpr bool kUnrolled = kPackedA || (kVecs == 1 && kFmaPipes > 1);
-  for (; kUnrolled && p + 4 <= unmasked; p += 4, a += 4 * a_cs, b += 4 * b_rs) {
+  for (; kUnrolled && p + 1 <= unmasked; p += 1, a += 1 * a_cs, b += 1 * b_rs) {
     if constexpr (kPackedA)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
-    fetch_a_ahead<kRows, kAheadRows, 4>(t, p);
-    fetch_b_ahead<kOps, kVecs, 4>(fetch_b, b, b_rs);
+    fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
+    fetch_b_ahead<kOps, kVecs, 1>(fetch_b, b, b_rs);
     fetch_next_b<kOps>(t, next_row);
     {
       const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
       const Vec b1 = kVecs > 1 ? load_b<kPackedB, true, kVecs == 2>(b + 0 * b_rs + 1 * kLanes, last) : vzero();
+      const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 0 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 0 * a_cs);
         c0_0 = vfma(a0, b0, c0_0);
         if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
+        if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 0 * a_cs);
         c1_0 = vfma(a1, b0, c1_0);
         if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
+        if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 0 * a_cs);
         c2_0 = vfma(a2, b0, c2_0);
         if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
+        if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 0 * a_cs);
         c3_0 = vfma(a3, b0, c3_0);
         if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-      }
-      if constexpr (kRows > 4) {
-        const Vec a4 = vbroadcast(a + 4 * a_rs + 0 * a_cs);
-        c4_0 = vfma(a4, b0, c4_0);
-        if constexpr (kVecs > 1) c4_1 = vfma(a4, b1, c4_1);
-      }
-      if constexpr (kRows > 5) {
-        const Vec a5 = vbroadcast(a + 5 * a_rs + 0 * a_cs);
-        c5_0 = vfma(a5, b0, c5_0);
-        if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
-      }
-      if constexpr (kRows > 6) {
-        const Vec a6 = vbroadcast(a + 6 * a_rs + 0 * a_cs);
-        c6_0 = vfma(a6, b0, c6_0);
-        if constexpr (kVecs > 1) c6_1 = vfma(a6, b1, c6_1);
-      }
-      if constexpr (kRows > 7) {
-        const Vec a7 = vbroadcast(a + 7 * a_rs + 0 * a_cs);
-        c7_0 = vfma(a7, b0, c7_0);
-        if constexpr (kVecs > 1) c7_1 = vfma(a7, b1, c7_1);
-      }
-      if constexpr (kRows > 8) {
-        const Vec a8 = vbroadcast(a + 8 * a_rs + 0 * a_cs);
-        c8_0 = vfma(a8, b0, c8_0);
-        if constexpr (kVecs > 1) c8_1 = vfma(a8, b1, c8_1);
-      }
-      if constexpr (kRows > 9) {
-        const Vec a9 = vbroadcast(a + 9 * a_rs + 0 * a_cs);
-        c9_0 = vfma(a9, b0, c9_0);
-        if constexpr (kVecs > 1) c9_1 = vfma(a9, b1, c9_1);
-      }
-      if constexpr (kRows > 10) {
-        const Vec a10 = vbroadcast(a + 10 * a_rs + 0 * a_cs);
-        c10_0 = vfma(a10, b0, c10_0);
-        if constexpr (kVecs > 1) c10_1 = vfma(a10, b1, c10_1);
-      }
-      if constexpr (kRows > 11) {
-        const Vec a11 = vbroadcast(a + 11 * a_rs + 0 * a_cs);
-        c11_0 = vfma(a11, b0, c11_0);
-        if constexpr (kVecs > 1) c11_1 = vfma(a11, b1, c11_1);
-      }
-      if constexpr (kRows > 12) {
-        const Vec a12 = vbroadcast(a + 12 * a_rs + 0 * a_cs);
-        c12_0 = vfma(a12, b0, c12_0);
-        if constexpr (kVecs > 1) c12_1 = vfma(a12, b1, c12_1);
-      }
-    }
-    {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, true, kVecs == 2>(b + 1 * b_rs + 1 * kLanes, last) : vzero();
-      if constexpr (kRows > 0) {
-        const Vec a0 = vbroadcast(a + 0 * a_rs + 1 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-      }
-      if constexpr (kRows > 1) {
-        const Vec a1 = vbroadcast(a + 1 * a_rs + 1 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-      }
-      if constexpr (kRows > 2) {
-        const Vec a2 = vbroadcast(a + 2 * a_rs + 1 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-      }
-      if constexpr (kRows > 3) {
-        const Vec a3 = vbroadcast(a + 3 * a_rs + 1 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-      }
-      if constexpr (kRows > 4) {
-        const Vec a4 = vbroadcast(a + 4 * a_rs + 1 * a_cs);
-        c4_0 = vfma(a4, b0, c4_0);
-        if constexpr (kVecs > 1) c4_1 = vfma(a4, b1, c4_1);
-      }
-      if constexpr (kRows > 5) {
-        const Vec a5 = vbroadcast(a + 5 * a_rs + 1 * a_cs);
-        c5_0 = vfma(a5, b0, c5_0);
-        if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
-      }
-      if constexpr (kRows > 6) {
-        const Vec a6 = vbroadcast(a + 6 * a_rs + 1 * a_cs);
-        c6_0 = vfma(a6, b0, c6_0);
-        if constexpr (kVecs > 1) c6_1 = vfma(a6, b1, c6_1);
-      }
-      if constexpr (kRows > 7) {
-        const Vec a7 = vbroadcast(a + 7 * a_rs + 1 * a_cs);
-        c7_0 = vfma(a7, b0, c7_0);
-        if constexpr (kVecs > 1) c7_1 = vfma(a7, b1, c7_1);
-      }
-      if constexpr (kRows > 8) {
-        const Vec a8 = vbroadcast(a + 8 * a_rs + 1 * a_cs);
-        c8_0 = vfma(a8, b0, c8_0);
-        if constexpr (kVecs > 1) c8_1 = vfma(a8, b1, c8_1);
-      }
-      if constexpr (kRows > 9) {
-        const Vec a9 = vbroadcast(a + 9 * a_rs + 1 * a_cs);
-        c9_0 = vfma(a9, b0, c9_0);
-        if constexpr (kVecs > 1) c9_1 = vfma(a9, b1, c9_1);
-      }
-      if constexpr (kRows > 10) {
-        const Vec a10 = vbroadcast(a + 10 * a_rs + 1 * a_cs);
-        c10_0 = vfma(a10, b0, c10_0);
-        if constexpr (kVecs > 1) c10_1 = vfma(a10, b1, c10_1);
-      }
-      if constexpr (kRows > 11) {
-        const Vec a11 = vbroadcast(a + 11 * a_rs + 1 * a_cs);
-        c11_0 = vfma(a11, b0, c11_0);
-        if constexpr (kVecs > 1) c11_1 = vfma(a11, b1, c11_1);
-      }
-      if constexpr (kRows > 12) {
-        const Vec a12 = vbroadcast(a + 12 * a_rs + 1 * a_cs);
-        c12_0 = vfma(a12, b0, c12_0);
-        if constexpr (kVecs > 1) c12_1 = vfma(a12, b1, c12_1);
-      }
-    }
-    {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, true, kVecs == 2>(b + 2 * b_rs + 1 * kLanes, last) : vzero();
-      if constexpr (kRows > 0) {
-        const Vec a0 = vbroadcast(a + 0 * a_rs + 2 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-      }
-      if constexpr (kRows > 1) {
-        const Vec a1 = vbroadcast(a + 1 * a_rs + 2 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-      }
-      if constexpr (kRows > 2) {
-        const Vec a2 = vbroadcast(a + 2 * a_rs + 2 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-      }
-      if constexpr (kRows > 3) {
-        const Vec a3 = vbroadcast(a + 3 * a_rs + 2 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-      }
-      if constexpr (kRows > 4) {
-        const Vec a4 = vbroadcast(a + 4 * a_rs + 2 * a_cs);
-        c4_0 = vfma(a4, b0, c4_0);
-        if constexpr (kVecs > 1) c4_1 = vfma(a4, b1, c4_1);
-      }
-      if constexpr (kRows > 5) {
-        const Vec a5 = vbroadcast(a + 5 * a_rs + 2 * a_cs);
-        c5_0 = vfma(a5, b0, c5_0);
-        if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
-      }
-      if constexpr (kRows > 6) {
-        const Vec a6 = vbroadcast(a + 6 * a_rs + 2 * a_cs);
-        c6_0 = vfma(a6, b0, c6_0);
-        if constexpr (kVecs > 1) c6_1 = vfma(a6, b1, c6_1);
-      }
-      if constexpr (kRows > 7) {
-        const Vec a7 = vbroadcast(a + 7 * a_rs + 2 * a_cs);
-        c7_0 = vfma(a7, b0, c7_0);
-        if constexpr (kVecs > 1) c7_1 = vfma(a7, b1, c7_1);
-      }
-      if constexpr (kRows > 8) {
-        const Vec a8 = vbroadcast(a + 8 * a_rs + 2 * a_cs);
-        c8_0 = vfma(a8, b0, c8_0);
-        if constexpr (kVecs > 1) c8_1 = vfma(a8, b1, c8_1);
-      }
-      if constexpr (kRows > 9) {
-        const Vec a9 = vbroadcast(a + 9 * a_rs + 2 * a_cs);
-        c9_0 = vfma(a9, b0, c9_0);
-        if constexpr (kVecs > 1) c9_1 = vfma(a9, b1, c9_1);
-      }
-      if constexpr (kRows > 10) {
-        const Vec a10 = vbroadcast(a + 10 * a_rs + 2 * a_cs);
-        c10_0 = vfma(a10, b0, c10_0);
-        if constexpr (kVecs > 1) c10_1 = vfma(a10, b1, c10_1);
-      }
-      if constexpr (kRows > 11) {
-        const Vec a11 = vbroadcast(a + 11 * a_rs + 2 * a_cs);
-        c11_0 = vfma(a11, b0, c11_0);
-        if constexpr (kVecs > 1) c11_1 = vfma(a11, b1, c11_1);
-      }
-      if constexpr (kRows > 12) {
-        const Vec a12 = vbroadcast(a + 12 * a_rs + 2 * a_cs);
-        c12_0 = vfma(a12, b0, c12_0);
-        if constexpr (kVecs > 1) c12_1 = vfma(a12, b1, c12_1);
-      }
-    }
-    {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
-      const Vec b1 = kVecs > 1 ? load_b<kPackedB, true, kVecs == 2>(b + 3 * b_rs + 1 * kLanes, last) : vzero();
-      if constexpr (kRows > 0) {
-        const Vec a0 = vbroadcast(a + 0 * a_rs + 3 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-      }
-      if constexpr (kRows > 1) {
-        const Vec a1 = vbroadcast(a + 1 * a_rs + 3 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-      }
-      if constexpr (kRows > 2) {
-        const Vec a2 = vbroadcast(a + 2 * a_rs + 3 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-      }
-      if constexpr (kRows > 3) {
-        const Vec a3 = vbroadcast(a + 3 * a_rs + 3 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-      }
-      if constexpr (kRows > 4) {
-        const Vec a4 = vbroadcast(a + 4 * a_rs + 3 * a_cs);
-        c4_0 = vfma(a4, b0, c4_0);
-        if constexpr (kVecs > 1) c4_1 = vfma(a4, b1, c4_1);
-      }
-      if constexpr (kRows > 5) {
-        const Vec a5 = vbroadcast(a + 5 * a_rs + 3 * a_cs);
-        c5_0 = vfma(a5, b0, c5_0);
-        if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
-      }
-      if constexpr (kRows > 6) {
-        const Vec a6 = vbroadcast(a + 6 * a_rs + 3 * a_cs);
-        c6_0 = vfma(a6, b0, c6_0);
-        if constexpr (kVecs > 1) c6_1 = vfma(a6, b1, c6_1);
-      }
-      if constexpr (kRows > 7) {
-        const Vec a7 = vbroadcast(a + 7 * a_rs + 3 * a_cs);
-        c7_0 = vfma(a7, b0, c7_0);
-        if constexpr (kVecs > 1) c7_1 = vfma(a7, b1, c7_1);
-      }
-      if constexpr (kRows > 8) {
-        const Vec a8 = vbroadcast(a + 8 * a_rs + 3 * a_cs);
-        c8_0 = vfma(a8, b0, c8_0);
-        if constexpr (kVecs > 1) c8_1 = vfma(a8, b1, c8_1);
-      }
-      if constexpr (kRows > 9) {
-        const Vec a9 = vbroadcast(a + 9 * a_rs + 3 * a_cs);
-        c9_0 = vfma(a9, b0, c9_0);
-        if constexpr (kVecs > 1) c9_1 = vfma(a9, b1, c9_1);
-      }
-      if constexpr (kRows > 10) {
-        const Vec a10 = vbroadcast(a + 10 * a_rs + 3 * a_cs);
-        c10_0 = vfma(a10, b0, c10_0);
-        if constexpr (kVecs > 1) c10_1 = vfma(a10, b1, c10_1);
-      }
-      if constexpr (kRows > 11) {
-        const Vec a11 = vbroadcast(a + 11 * a_rs + 3 * a_cs);
-        c11_0 = vfma(a11, b0, c11_0);
-        if constexpr (kVecs > 1) c11_1 = vfma(a11, b1, c11_1);
-      }
-      if constexpr (kRows > 12) {
-        const Vec a12 = vbroadcast(a + 12 * a_rs + 3 * a_cs);
-        c12_0 = vfma(a12, b0, c12_0);
-        if constexpr (kVecs > 1) c12_1 = vfma(a12, b1, c12_1);
+        if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
       }
     }
   }
@@ -715,70 +454,30 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     fetch_b_ahead<kOps, kVecs, 1>(fetch_b, b, b_rs);
     const Vec b0 = kVecs > 0 ? load_b<kPackedB, decltype(whole)::value, kVecs == 1>(b + 0 * kLanes, last) : vzero();
     const Vec b1 = kVecs > 1 ? load_b<kPackedB, decltype(whole)::value, kVecs == 2>(b + 1 * kLanes, last) : vzero();
+    const Vec b2 = kVecs > 2 ? load_b<kPackedB, decltype(whole)::value, kVecs == 3>(b + 2 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {
       const Vec a0 = vbroadcast(kPackedA ? a + 0 * a_rs : rows3[0 / 3] + 0 % 3 * a_rs);
       c0_0 = vfma(a0, b0, c0_0);
       if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
+      if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
     }
     if constexpr (kRows > 1) {
       const Vec a1 = vbroadcast(kPackedA ? a + 1 * a_rs : rows3[1 / 3] + 1 % 3 * a_rs);
       c1_0 = vfma(a1, b0, c1_0);
       if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
+      if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
     }
     if constexpr (kRows > 2) {
       const Vec a2 = vbroadcast(kPackedA ? a + 2 * a_rs : rows3[2 / 3] + 2 % 3 * a_rs);
       c2_0 = vfma(a2, b0, c2_0);
       if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
+      if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
     }
     if constexpr (kRows > 3) {
       const Vec a3 = vbroadcast(kPackedA ? a + 3 * a_rs : rows3[3 / 3] + 3 % 3 * a_rs);
       c3_0 = vfma(a3, b0, c3_0);
       if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-    }
-    if constexpr (kRows > 4) {
-      const Vec a4 = vbroadcast(kPackedA ? a + 4 * a_rs : rows3[4 / 3] + 4 % 3 * a_rs);
-      c4_0 = vfma(a4, b0, c4_0);
-      if constexpr (kVecs > 1) c4_1 = vfma(a4, b1, c4_1);
-    }
-    if constexpr (kRows > 5) {
-      const Vec a5 = vbroadcast(kPackedA ? a + 5 * a_rs : rows3[5 / 3] + 5 % 3 * a_rs);
-      c5_0 = vfma(a5, b0, c5_0);
-      if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
-    }
-    if constexpr (kRows > 6) {
-      const Vec a6 = vbroadcast(kPackedA ? a + 6 * a_rs : rows3[6 / 3] + 6 % 3 * a_rs);
-      c6_0 = vfma(a6, b0, c6_0);
-      if constexpr (kVecs > 1) c6_1 = vfma(a6, b1, c6_1);
-    }
-    if constexpr (kRows > 7) {
-      const Vec a7 = vbroadcast(kPackedA ? a + 7 * a_rs : rows3[7 / 3] + 7 % 3 * a_rs);
-      c7_0 = vfma(a7, b0, c7_0);
-      if constexpr (kVecs > 1) c7_1 = vfma(a7, b1, c7_1);
-    }
-    if constexpr (kRows > 8) {
-      const Vec a8 = vbroadcast(kPackedA ? a + 8 * a_rs : rows3[8 / 3] + 8 % 3 * a_rs);
-      c8_0 = vfma(a8, b0, c8_0);
-      if constexpr (kVecs > 1) c8_1 = vfma(a8, b1, c8_1);
-    }
-    if constexpr (kRows > 9) {
-      const Vec a9 = vbroadcast(kPackedA ? a + 9 * a_rs : rows3[9 / 3] + 9 % 3 * a_rs);
-      c9_0 = vfma(a9, b0, c9_0);
-      if constexpr (kVecs > 1) c9_1 = vfma(a9, b1, c9_1);
-    }
-    if constexpr (kRows > 10) {
-      const Vec a10 = vbroadcast(kPackedA ? a + 10 * a_rs : rows3[10 / 3] + 10 % 3 * a_rs);
-      c10_0 = vfma(a10, b0, c10_0);
-      if constexpr (kVecs > 1) c10_1 = vfma(a10, b1, c10_1);
-    }
-    if constexpr (kRows > 11) {
-      const Vec a11 = vbroadcast(kPackedA ? a + 11 * a_rs : rows3[11 / 3] + 11 % 3 * a_rs);
-      c11_0 = vfma(a11, b0, c11_0);
-      if constexpr (kVecs > 1) c11_1 = vfma(a11, b1, c11_1);
-    }
-    if constexpr (kRows > 12) {
-      const Vec a12 = vbroadcast(kPackedA ? a + 12 * a_rs : rows3[12 / 3] + 12 % 3 * a_rs);
-      c12_0 = vfma(a12, b0, c12_0);
-      if constexpr (kVecs > 1) c12_1 = vfma(a12, b1, c12_1);
+      if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
     }
     for (int g = 0; g < kRowGroups; ++g) rows3[g] += a_cs;
   };
@@ -794,56 +493,20 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   with_epilogue(alpha, beta, [&](auto mode) __attribute__((always_inline)) {
     constexpr Epilogue kMode = decltype(mode)::value;
     if constexpr (kRows > 0) {
-      const Vec acc[] = { c0_0, c0_1 };
+      const Vec acc[] = { c0_0, c0_1, c0_2 };
       store_row<kMode, kVecs>(c + 0 * ldc, acc, vset1(alpha), vset1(beta), full, last);
     }
     if constexpr (kRows > 1) {
-      const Vec acc[] = { c1_0, c1_1 };
+      const Vec acc[] = { c1_0, c1_1, c1_2 };
       store_row<kMode, kVecs>(c + 1 * ldc, acc, vset1(alpha), vset1(beta), full, last);
     }
     if constexpr (kRows > 2) {
-      const Vec acc[] = { c2_0, c2_1 };
+      const Vec acc[] = { c2_0, c2_1, c2_2 };
       store_row<kMode, kVecs>(c + 2 * ldc, acc, vset1(alpha), vset1(beta), full, last);
     }
     if constexpr (kRows > 3) {
-      const Vec acc[] = { c3_0, c3_1 };
+      const Vec acc[] = { c3_0, c3_1, c3_2 };
       store_row<kMode, kVecs>(c + 3 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 4) {
-      const Vec acc[] = { c4_0, c4_1 };
-      store_row<kMode, kVecs>(c + 4 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 5) {
-      const Vec acc[] = { c5_0, c5_1 };
-      store_row<kMode, kVecs>(c + 5 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 6) {
-      const Vec acc[] = { c6_0, c6_1 };
-      store_row<kMode, kVecs>(c + 6 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 7) {
-      const Vec acc[] = { c7_0, c7_1 };
-      store_row<kMode, kVecs>(c + 7 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 8) {
-      const Vec acc[] = { c8_0, c8_1 };
-      store_row<kMode, kVecs>(c + 8 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 9) {
-      const Vec acc[] = { c9_0, c9_1 };
-      store_row<kMode, kVecs>(c + 9 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 10) {
-      const Vec acc[] = { c10_0, c10_1 };
-      store_row<kMode, kVecs>(c + 10 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 11) {
-      const Vec acc[] = { c11_0, c11_1 };
-      store_row<kMode, kVecs>(c + 11 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 12) {
-      const Vec acc[] = { c12_0, c12_1 };
-      store_row<kMode, kVecs>(c + 12 * ldc, acc, vset1(alpha), vset1(beta), full, last);
     }
   });
 }
@@ -856,23 +519,14 @@ __attribute__((noinline)) void tile(const TileArgs& t) {
 
 // Every (rows, vectors) instantiation, so that an edge tile runs exactly the work it needs.
 template <Operands kOps>
-constexpr TileFn kTiles[13][2] = {
-    { &tile<kOps, 1, 1>, &tile<kOps, 1, 2> },
-    { &tile<kOps, 2, 1>, &tile<kOps, 2, 2> },
-    { &tile<kOps, 3, 1>, &tile<kOps, 3, 2> },
-    { &tile<kOps, 4, 1>, &tile<kOps, 4, 2> },
-    { &tile<kOps, 5, 1>, &tile<kOps, 5, 2> },
-    { &tile<kOps, 6, 1>, &tile<kOps, 6, 2> },
-    { &tile<kOps, 7, 1>, &tile<kOps, 7, 2> },
-    { &tile<kOps, 8, 1>, &tile<kOps, 8, 2> },
-    { &tile<kOps, 9, 1>, &tile<kOps, 9, 2> },
-    { &tile<kOps, 10, 1>, &tile<kOps, 10, 2> },
-    { &tile<kOps, 11, 1>, &tile<kOps, 11, 2> },
-    { &tile<kOps, 12, 1>, &tile<kOps, 12, 2> },
-    { &tile<kOps, 13, 1>, &tile<kOps, 13, 2> },
+constexpr TileFn kTiles[4][3] = {
+    { &tile<kOps, 1, 1>, &tile<kOps, 1, 2>, &tile<kOps, 1, 3> },
+    { &tile<kOps, 2, 1>, &tile<kOps, 2, 2>, &tile<kOps, 2, 3> },
+    { &tile<kOps, 3, 1>, &tile<kOps, 3, 2>, &tile<kOps, 3, 3> },
+    { &tile<kOps, 4, 1>, &tile<kOps, 4, 2>, &tile<kOps, 4, 3> },
 };
 
-// A direct call covers a column strip of C: any number of rows, in register tiles of 13 rows, all kVecs vectors
+// A direct call covers a column strip of C: any number of rows, in register tiles of 4 rows, all kVecs vectors
 // wide, so that the dispatcher makes one call per strip instead of one per tile (64x31x1: 1.35x). A shallow strip
 // (k below kInlineDepth) also runs its full tiles inline, one after another: a tile's arithmetic is then a few dozen
 // instructions, about what its call and set-up cost (64x31x1: a further 1.14x). A deeper one calls them: inlined in a
@@ -889,16 +543,16 @@ constexpr int64_t kInlineDepth = 8;
 template <int kVecs, bool kInline>
 void strip_tiles(const TileArgs& t) {
   TileArgs full = copy_of(t);
-  full.rows = 13;
+  full.rows = 4;
   int64_t rows = t.rows;
   const bool ahead = t.fetch_a_ahead && t.k >= kPrefetchDepth;
-  for (; rows >= 13; rows -= 13, full.a += 13 * t.lda, full.c += 13 * t.ldc) {
+  for (; rows >= 4; rows -= 4, full.a += 4 * t.lda, full.c += 4 * t.ldc) {
     if constexpr (kInline)
-      tile_body<Operands::kDirect, 13, kVecs>(full);
-    else if (ahead && (rows >= 2 * 13 || t.a_continues))
-      tile<Operands::kDirect, 13, kVecs, 13>(full);
+      tile_body<Operands::kDirect, 4, kVecs>(full);
+    else if (ahead && (rows >= 2 * 4 || t.a_continues))
+      tile<Operands::kDirect, 4, kVecs, 4>(full);
     else
-      tile<Operands::kDirect, 13, kVecs>(full);
+      tile<Operands::kDirect, 4, kVecs>(full);
   }
   if (rows > 0) {
     full.rows = rows;
@@ -1011,12 +665,12 @@ constexpr std::array<TileFn, sizeof...(kIndex)> table_by_columns(Make make, std:
 constexpr auto kDotColumnsFns = table_by_columns([](auto n) { return &dot_columns<decltype(n)::value>; },
                                                  std::make_integer_sequence<int, kDotColumns>{});
 
-constexpr TileFn kStrips[2] = { &direct_strip<1>, &direct_strip<2> };
+constexpr TileFn kStrips[3] = { &direct_strip<1>, &direct_strip<2>, &direct_strip<3> };
 
 // The strip's columns in whole vectors: one tile, or a strip of them.
 void direct_vectors(const TileArgs& args) {
   const int vectors = (args.cols + kLanes - 1) / kLanes;
-  if (args.rows < 13)  // a single short tile: straight to it
+  if (args.rows < 4)  // a single short tile: straight to it
     kTiles<Operands::kDirect>[args.rows - 1][vectors - 1](args);
   else
     kStrips[vectors - 1](args);
@@ -1412,12 +1066,12 @@ void one_tile(const TileArgs& args) {
 
 }  // namespace
 
-void ukernel_avx512_13x32_k4_packed(const TileArgs& args) { one_tile<Operands::kPacked>(args); }
+void ukernel_avx512_4x48_k1_packed(const TileArgs& args) { one_tile<Operands::kPacked>(args); }
 
-void ukernel_avx512_13x32_k4_streamed(const TileArgs& args) { one_tile<Operands::kStreamedB>(args); }
+void ukernel_avx512_4x48_k1_streamed(const TileArgs& args) { one_tile<Operands::kStreamedB>(args); }
 
 // One to kStreamRowsMax rows (the dispatcher's row_streams_pay); any other count is not a row-streams call.
-void ukernel_avx512_13x32_k4_row_streams(const TileArgs& args) {
+void ukernel_avx512_4x48_k1_row_streams(const TileArgs& args) {
   static_assert(kStreamRowsMax == 5, "a row count without its instantiation");
   switch (args.rows) {
     case 1: row_streams<1>(args); break;
@@ -1433,7 +1087,7 @@ void ukernel_avx512_13x32_k4_row_streams(const TileArgs& args) {
 // and C stay cached (TileArgs::fetch_a_ahead and c_from_beyond both false: each strip reads all of A again and
 // writes a part of every row of C), else at most kWideVectors vectors of columns a whole row at a time (the
 // dispatcher's wide_rows_pay).
-void ukernel_avx512_13x32_k4_wide_rows(const TileArgs& args) {
+void ukernel_avx512_4x48_k1_wide_rows(const TileArgs& args) {
   if (args.rows <= 0 || args.cols <= 0) return;
   const int64_t vectors = (args.cols + kLanes - 1) / kLanes;
   if (b_held(vectors, args.k)) {
@@ -1445,7 +1099,7 @@ void ukernel_avx512_13x32_k4_wide_rows(const TileArgs& args) {
   }
 }
 
-void ukernel_avx512_13x32_k4_direct(const TileArgs& args) {
+void ukernel_avx512_4x48_k1_direct(const TileArgs& args) {
   if (args.rows <= 0 || args.cols <= 0) return;
   if (args.cols == 1 && args.ldb == 1) {  // C is one column and B's is contiguous: along k with B in place
     if (dot_pays(args.rows, args.k, 1, false, args.rows * args.k))
@@ -1486,16 +1140,16 @@ void ukernel_avx512_13x32_k4_direct(const TileArgs& args) {
 
 // Packing lives here, next to the kernel that reads the panels: the panel widths are compile-time constants and the
 // loops are compiled with this file's ISA flags.
-void ukernel_avx512_13x32_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
-  // Micro-panels of 13 rows, element (r, p) at panel[p * 13 + r]; a short last panel is packed short.
+void ukernel_avx512_4x48_k1_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+  // Micro-panels of 4 rows, element (r, p) at panel[p * 4 + r]; a short last panel is packed short.
   // kLanes steps of k at a time, the panel's rows are loaded as vectors in groups of kLanes rows, each group is
   // transposed in registers, and its columns stored as runs of the panel: a copy element by element cost about 3
   // cycles per element (pack_a was 6.6% of 128x768x3072 on the 23x16 kernel, one thread of an Emerald Rapids Xeon).
   // A group short of kLanes rows repeats its last row, and its stores are masked to the rows it has. A panel of one
   // row or of fewer than kLanes / 4 (and the last depth % kLanes steps) is copied element by element instead, the
   // rows read side by side: the transposes would then mostly move padding.
-  for (int64_t i0 = 0; i0 < rows; i0 += 13, out += depth * 13) {
-    const int64_t h = rows - i0 < 13 ? rows - i0 : 13;
+  for (int64_t i0 = 0; i0 < rows; i0 += 4, out += depth * 4) {
+    const int64_t h = rows - i0 < 4 ? rows - i0 : 4;
     const float* const panel = a + i0 * lda;
     int64_t p = 0;
     if (h >= 2 && 4 * h >= kLanes)
@@ -1506,26 +1160,26 @@ void ukernel_avx512_13x32_k4_pack_a(const float* a, int64_t lda, int64_t rows, i
           Vec v[kLanes];
           for (int r = 0; r < kLanes; ++r) v[r] = vload(group + (r < n ? r : n - 1) * lda);
           transpose(v);
-          float* const to = out + p * 13 + g;
+          float* const to = out + p * 4 + g;
           if (n == kLanes) {
-            for (int j = 0; j < kLanes; ++j) _mm512_storeu_ps(to + j * 13, v[j]);
+            for (int j = 0; j < kLanes; ++j) _mm512_storeu_ps(to + j * 4, v[j]);
           } else {
             const Mask m = lane_mask(static_cast<int>(n));
-            for (int j = 0; j < kLanes; ++j) vstore_masked(to + j * 13, m, v[j]);
+            for (int j = 0; j < kLanes; ++j) vstore_masked(to + j * 4, m, v[j]);
           }
         }
-    if (h == 13) {  // the row count a compile-time constant: the inner loop unrolled
+    if (h == 4) {  // the row count a compile-time constant: the inner loop unrolled
       for (; p < depth; ++p)
-        for (int r = 0; r < 13; ++r) out[p * 13 + r] = panel[r * lda + p];
+        for (int r = 0; r < 4; ++r) out[p * 4 + r] = panel[r * lda + p];
     } else {
       for (; p < depth; ++p)
-        for (int64_t r = 0; r < h; ++r) out[p * 13 + r] = panel[r * lda + p];
+        for (int64_t r = 0; r < h; ++r) out[p * 4 + r] = panel[r * lda + p];
     }
   }
 }
 
-void ukernel_avx512_13x32_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
-  // Micro-panels of 32 columns, element (p, j) at panel[p * 32 + j]; a short last panel's missing columns are
+void ukernel_avx512_4x48_k1_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
+  // Micro-panels of 48 columns, element (p, j) at panel[p * 48 + j]; a short last panel's missing columns are
   // left unset (the micro-kernel masks them). B is read row by row across all the panels: each row is one
   // sequential stream that the hardware prefetcher follows. Panel by panel, it would read depth rows ldb apart, a
   // page or more each, with no prefetching and a TLB miss per row (16x768x3072: the whole call 1.3x slower).
@@ -1543,20 +1197,20 @@ void ukernel_avx512_13x32_k4_pack_b(const float* b, int64_t ldb, int64_t cols, i
   // went to as many panels, each a panel apart (a multiple of L1's way at depth 256), so into the same few sets of it.
   // One thread of an AMD Zen 4, blocks of 256 x 256 copied on their own: B in L2 1.45x faster, in L3 1.22-1.45x;
   // from memory 0.87x, where the tiles fetch the block into L2 first (see fetch_next_b) in a call.
-  const int64_t panels = cols / 32, tail = cols - panels * 32;
+  const int64_t panels = cols / 48, tail = cols - panels * 48;
   constexpr int64_t kRowsAhead = 4;
   constexpr int kGroupRows = 4;
   // Rows [p, p + kRows) of B into every panel, the short last panel's columns one by one.
   const auto copy_rows = [&](int64_t p, auto group) __attribute__((always_inline)) {
     constexpr int kRows = decltype(group)::value;
     const float* rows = b + p * ldb;
-    float* panel_rows = out + p * 32;
-    for (int64_t j = 0; j < panels; ++j, rows += 32, panel_rows += depth * 32)
+    float* panel_rows = out + p * 48;
+    for (int64_t j = 0; j < panels; ++j, rows += 48, panel_rows += depth * 48)
       for (int r = 0; r < kRows; ++r)
-        for (int v = 0; v < 2; ++v)
-          _mm512_storeu_ps(panel_rows + r * 32 + v * kLanes, vload(rows + r * ldb + v * kLanes));
+        for (int v = 0; v < 3; ++v)
+          _mm512_storeu_ps(panel_rows + r * 48 + v * kLanes, vload(rows + r * ldb + v * kLanes));
     for (int r = 0; r < kRows; ++r)
-      for (int64_t j = 0; j < tail; ++j) panel_rows[r * 32 + j] = rows[r * ldb + j];
+      for (int64_t j = 0; j < tail; ++j) panel_rows[r * 48 + j] = rows[r * ldb + j];
   };
   int64_t p = 0;
   for (; p + kGroupRows <= depth; p += kGroupRows) {
