@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include "emit/cpu_package.h"
+#include "emit/package.h"
+#include "render/ukernel_dict.h"
 #include "select/select.h"
 #include "spec/arch_loader.h"
 #include "spec/op_loader.h"
@@ -102,4 +104,29 @@ TEST_CASE("tiles the profile cannot tell apart are ranked by loads per FMA, fast
   level0[wide] = seconds_at(wide, 116.7);
   options.level0_tie_break.clear();
   CHECK(level0_pool(sieve, machine, level0, options).front() == static_cast<int>(narrow));
+}
+
+TEST_CASE("the one-vector partner is short enough to run in place whole", "[select]") {
+  const Arch arch = load_arch(source_path("archs/zen4-avx512.yaml"));
+  const Op op = load_op(source_path("ops/sgemm.yaml"));
+  const auto sieve = run_sieve(arch, op).at(0);
+  const auto machine = make_machine(arch, op, sieve);
+  // With loads per FMA as the tie-break, the tallest one-vector tile (30x16) would rank first among those.
+  SelectOptions options = select_options_for(arch, op, sieve);
+  REQUIRE(options.narrow_partner_rows == direct_tile_rows(arch.isa.vector));
+  options.level0_pool = 1;
+  const std::vector<int> pool = level0_pool(sieve, machine, {}, options);
+  bool short_narrow = false;
+  for (int i : pool) {
+    const auto& t = sieve.levels[0].candidates[static_cast<size_t>(i)].tile;
+    short_narrow = short_narrow || (t[1] == 16 && t[0] <= options.narrow_partner_rows);
+  }
+  CHECK(short_narrow);
+  options.narrow_partner_rows = 0;
+  bool tall_narrow = false;
+  for (int i : level0_pool(sieve, machine, {}, options)) {
+    const auto& t = sieve.levels[0].candidates[static_cast<size_t>(i)].tile;
+    tall_narrow = tall_narrow || (t[1] == 16 && t[0] > direct_tile_rows(arch.isa.vector));
+  }
+  CHECK(tall_narrow);
 }

@@ -27,6 +27,7 @@ SelectOptions select_options_for(const Arch& arch, const Op& op, const SieveResu
   if (sieve.unit == ComputeUnit::cpu_fma)
     for (const Candidate& c : sieve.levels[0].candidates)
       so.level0_tie_break.push_back(cpu_loads_per_fma(arch, op, c));
+  if (!arch.is_gpu()) so.narrow_partner_rows = direct_tile_rows(arch.isa.vector);
   if (arch.is_gpu()) so.whole_levels = 2;  // thread blocks run whole warp and block tiles, even at the edges
   // A modelled GPU level 0 ranks many warp tiles within a few percent of each other (the loads-and-issue model
   // cannot tell them apart more finely), and six of them left out the 128x128 blocks of 8x16 thread tiles that

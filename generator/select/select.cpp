@@ -52,7 +52,9 @@ std::vector<int> ranked_pool(const SieveResult& sieve, const strata_model::Machi
   int64_t narrowest = std::numeric_limits<int64_t>::max();
   for (const auto& [tier, score, i] : ranked) narrowest = std::min(narrowest, cands[static_cast<size_t>(i)].tile[1]);
   for (int64_t rows : {1, 2, 4}) add_best([&](const Candidate& c) { return c.tile[0] <= rows; });
-  add_best([&](const Candidate& c) { return c.tile[1] == narrowest; });
+  add_best([&](const Candidate& c) {
+    return c.tile[1] == narrowest && (options.narrow_partner_rows == 0 || c.tile[0] <= options.narrow_partner_rows);
+  });
   return pool;
 }
 

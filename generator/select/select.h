@@ -44,6 +44,10 @@ struct SelectOptions {
   // reached the peak within that, so ranking them by throughput ranked them by noise.
   double level0_tolerance = 0.01;
   std::vector<double> level0_tie_break;
+  // The one-vector partner serves shapes of at most one tile of columns, which a CPU package runs in place; there a
+  // one-vector tile of more rows than direct_tile_rows() runs split in two or keeps its row offsets on the stack
+  // (see the kernels' tile_body), so the partner is the best tile of at most this many rows (0: any).
+  int64_t narrow_partner_rows = 0;
   double min_gain = 0.005;  // stop adding kernels that improve the grid's geometric mean by less than this
   size_t max_winners = 96;  // best tilings of the coarse grid carried into the greedy cover
   // When not empty, level-0 candidate i may be used only if level0_allowed[i]: a backend whose templates emit a

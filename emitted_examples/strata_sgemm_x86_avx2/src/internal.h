@@ -125,13 +125,13 @@ using TileFn = void (*)(const TileArgs& args);
 using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t depth, float* out);
 
 // Micro-kernel entry points: a packed, a streamed and a direct variant per register tile, and its packing routines.
-void ukernel_avx2_13x8_k2_packed(const TileArgs& args);
-void ukernel_avx2_13x8_k2_streamed(const TileArgs& args);
-void ukernel_avx2_13x8_k2_direct(const TileArgs& args);
-void ukernel_avx2_13x8_k2_row_streams(const TileArgs& args);
-void ukernel_avx2_13x8_k2_wide_rows(const TileArgs& args);
-void ukernel_avx2_13x8_k2_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
-void ukernel_avx2_13x8_k2_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_avx2_11x8_k2_packed(const TileArgs& args);
+void ukernel_avx2_11x8_k2_streamed(const TileArgs& args);
+void ukernel_avx2_11x8_k2_direct(const TileArgs& args);
+void ukernel_avx2_11x8_k2_row_streams(const TileArgs& args);
+void ukernel_avx2_11x8_k2_wide_rows(const TileArgs& args);
+void ukernel_avx2_11x8_k2_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+void ukernel_avx2_11x8_k2_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_4x24_k8_packed(const TileArgs& args);
 void ukernel_avx2_4x24_k8_streamed(const TileArgs& args);
 void ukernel_avx2_4x24_k8_direct(const TileArgs& args);
@@ -146,13 +146,6 @@ void ukernel_avx2_5x16_k8_row_streams(const TileArgs& args);
 void ukernel_avx2_5x16_k8_wide_rows(const TileArgs& args);
 void ukernel_avx2_5x16_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_5x16_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
-void ukernel_avx2_6x16_k4_packed(const TileArgs& args);
-void ukernel_avx2_6x16_k4_streamed(const TileArgs& args);
-void ukernel_avx2_6x16_k4_direct(const TileArgs& args);
-void ukernel_avx2_6x16_k4_row_streams(const TileArgs& args);
-void ukernel_avx2_6x16_k4_wide_rows(const TileArgs& args);
-void ukernel_avx2_6x16_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
-void ukernel_avx2_6x16_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 
 }  // namespace strata_sgemm_x86_avx2_internal
 

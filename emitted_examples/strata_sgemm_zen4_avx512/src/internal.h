@@ -125,20 +125,13 @@ using TileFn = void (*)(const TileArgs& args);
 using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t depth, float* out);
 
 // Micro-kernel entry points: a packed, a streamed and a direct variant per register tile, and its packing routines.
-void ukernel_avx512_30x16_k4_packed(const TileArgs& args);
-void ukernel_avx512_30x16_k4_streamed(const TileArgs& args);
-void ukernel_avx512_30x16_k4_direct(const TileArgs& args);
-void ukernel_avx512_30x16_k4_row_streams(const TileArgs& args);
-void ukernel_avx512_30x16_k4_wide_rows(const TileArgs& args);
-void ukernel_avx512_30x16_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
-void ukernel_avx512_30x16_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
-void ukernel_avx512_4x48_k1_packed(const TileArgs& args);
-void ukernel_avx512_4x48_k1_streamed(const TileArgs& args);
-void ukernel_avx512_4x48_k1_direct(const TileArgs& args);
-void ukernel_avx512_4x48_k1_row_streams(const TileArgs& args);
-void ukernel_avx512_4x48_k1_wide_rows(const TileArgs& args);
-void ukernel_avx512_4x48_k1_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
-void ukernel_avx512_4x48_k1_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_avx512_12x16_k1_packed(const TileArgs& args);
+void ukernel_avx512_12x16_k1_streamed(const TileArgs& args);
+void ukernel_avx512_12x16_k1_direct(const TileArgs& args);
+void ukernel_avx512_12x16_k1_row_streams(const TileArgs& args);
+void ukernel_avx512_12x16_k1_wide_rows(const TileArgs& args);
+void ukernel_avx512_12x16_k1_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+void ukernel_avx512_12x16_k1_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_8x48_k4_packed(const TileArgs& args);
 void ukernel_avx512_8x48_k4_streamed(const TileArgs& args);
 void ukernel_avx512_8x48_k4_direct(const TileArgs& args);

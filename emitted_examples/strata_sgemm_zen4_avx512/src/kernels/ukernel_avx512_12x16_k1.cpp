@@ -6,14 +6,14 @@
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
 //   1596ff83adeb836ef1bc206553bf4564f33b28d3a417d6ac9f5fd68207fc581f  template cpu/ukernel.cpp.tpl
 //
-// Tile hierarchy: level 0 register tile 30 x 16 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
-// Cost: profiled 116.90 GFLOP/s (2.1e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
+// Tile hierarchy: level 0 register tile 12 x 16 x 1 (k unroll); the cache blocks that use it are listed in manifest.yaml.
+// Cost: profiled 116.10 GFLOP/s (8.47e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
 
-// Micro-kernel ukernel_avx512_30x16_k4: a 30 x 16 register tile (30 rows x 1 AVX-512 vectors of 16 floats), k unrolled
-// 4 times. Each k step broadcasts one element of A per row and multiplies it into 1 vectors of B: 30
-// accumulators + 1 B registers + 1 broadcast register = 32 of 32 vector registers.
+// Micro-kernel ukernel_avx512_12x16_k1: a 12 x 16 register tile (12 rows x 1 AVX-512 vectors of 16 floats), k unrolled
+// 1 times. Each k step broadcasts one element of A per row and multiplies it into 1 vectors of B: 12
+// accumulators + 1 B registers + 1 broadcast register = 14 of 32 vector registers.
 //
-// Edges cost no padding work: tile<kRows, kVecs> is instantiated for every row count 1..30 and vector count
+// Edges cost no padding work: tile<kRows, kVecs> is instantiated for every row count 1..12 and vector count
 // 1..1, and the last vector of each row is masked to the tile's columns.
 #include <immintrin.h>
 
@@ -347,7 +347,7 @@ template <Operands kOps, int kRows, int kVecs, int kAheadRows = 0>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   constexpr bool kPackedA = packed_a(kOps), kPackedB = packed_b(kOps);
   static_assert(!kPackedA || kAheadRows == 0, "a packed tile's A is a packed panel");
-  static_assert(kRows >= 1 && kRows <= 30 && kVecs >= 1 && kVecs <= 1, "tile outside the register tile");
+  static_assert(kRows >= 1 && kRows <= 12 && kVecs >= 1 && kVecs <= 1, "tile outside the register tile");
   if constexpr (!kPackedA && thin_sets(kRows, kVecs) > 1) {
     if (t.k >= thin_sets(kRows, kVecs)) {  // a shallower tile has fewer steps than sets
       thin_tile_body<kRows, kVecs, kAheadRows>(t);
@@ -367,10 +367,10 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       return;
     }
   }
-  // A element (r, p): packed at a[p * 30 + r], in place at a[r * lda + p]. B row p: packed at b + p * 16,
+  // A element (r, p): packed at a[p * 12 + r], in place at a[r * lda + p]. B row p: packed at b + p * 16,
   // in place at b + p * ldb.
   const int64_t a_rs = kPackedA ? 1 : t.lda;
-  const int64_t a_cs = kPackedA ? 30 : 1;
+  const int64_t a_cs = kPackedA ? 12 : 1;
   const int64_t b_rs = kPackedB ? 16 : t.ldb;
   const float* a = t.a;
   const float* b = t.b;
@@ -391,24 +391,6 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   Vec c9_0 = vzero();
   Vec c10_0 = vzero();
   Vec c11_0 = vzero();
-  Vec c12_0 = vzero();
-  Vec c13_0 = vzero();
-  Vec c14_0 = vzero();
-  Vec c15_0 = vzero();
-  Vec c16_0 = vzero();
-  Vec c17_0 = vzero();
-  Vec c18_0 = vzero();
-  Vec c19_0 = vzero();
-  Vec c20_0 = vzero();
-  Vec c21_0 = vzero();
-  Vec c22_0 = vzero();
-  Vec c23_0 = vzero();
-  Vec c24_0 = vzero();
-  Vec c25_0 = vzero();
-  Vec c26_0 = vzero();
-  Vec c27_0 = vzero();
-  Vec c28_0 = vzero();
-  Vec c29_0 = vzero();
 
   int64_t p = 0;
   int next_row = 0;  // of the next B block's rows this tile asks for (see fetch_next_b)
@@ -422,11 +404,11 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   // thread of an AMD Zen 4, 512-bit FMAs on one pipe: 13x13x13 1.24x faster, 31x13x64 1.10x, 19717x16x64 1.08x,
   // 64x16x64 1.08x, 7x13x64 1.08x, 2708x16x128 1.06x); with two pipes it lost 3-8% (a Cascade Lake Xeon).
   constexpr bool kUnrolled = kPackedA || (kVecs == 1 && kFmaPipes > 1);
-  for (; kUnrolled && p + 4 <= unmasked; p += 4, a += 4 * a_cs, b += 4 * b_rs) {
+  for (; kUnrolled && p + 1 <= unmasked; p += 1, a += 1 * a_cs, b += 1 * b_rs) {
     if constexpr (kPackedA)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
-    fetch_a_ahead<kRows, kAheadRows, 4>(t, p);
-    fetch_b_ahead<kOps, kVecs, 4>(fetch_b, b, b_rs);
+    fetch_a_ahead<kRows, kAheadRows, 1>(t, p);
+    fetch_b_ahead<kOps, kVecs, 1>(fetch_b, b, b_rs);
     fetch_next_b<kOps>(t, next_row);
     {
       const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 0 * b_rs + 0 * kLanes, last) : vzero();
@@ -477,447 +459,6 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       if constexpr (kRows > 11) {
         const Vec a11 = vbroadcast(a + 11 * a_rs + 0 * a_cs);
         c11_0 = vfma(a11, b0, c11_0);
-      }
-      if constexpr (kRows > 12) {
-        const Vec a12 = vbroadcast(a + 12 * a_rs + 0 * a_cs);
-        c12_0 = vfma(a12, b0, c12_0);
-      }
-      if constexpr (kRows > 13) {
-        const Vec a13 = vbroadcast(a + 13 * a_rs + 0 * a_cs);
-        c13_0 = vfma(a13, b0, c13_0);
-      }
-      if constexpr (kRows > 14) {
-        const Vec a14 = vbroadcast(a + 14 * a_rs + 0 * a_cs);
-        c14_0 = vfma(a14, b0, c14_0);
-      }
-      if constexpr (kRows > 15) {
-        const Vec a15 = vbroadcast(a + 15 * a_rs + 0 * a_cs);
-        c15_0 = vfma(a15, b0, c15_0);
-      }
-      if constexpr (kRows > 16) {
-        const Vec a16 = vbroadcast(a + 16 * a_rs + 0 * a_cs);
-        c16_0 = vfma(a16, b0, c16_0);
-      }
-      if constexpr (kRows > 17) {
-        const Vec a17 = vbroadcast(a + 17 * a_rs + 0 * a_cs);
-        c17_0 = vfma(a17, b0, c17_0);
-      }
-      if constexpr (kRows > 18) {
-        const Vec a18 = vbroadcast(a + 18 * a_rs + 0 * a_cs);
-        c18_0 = vfma(a18, b0, c18_0);
-      }
-      if constexpr (kRows > 19) {
-        const Vec a19 = vbroadcast(a + 19 * a_rs + 0 * a_cs);
-        c19_0 = vfma(a19, b0, c19_0);
-      }
-      if constexpr (kRows > 20) {
-        const Vec a20 = vbroadcast(a + 20 * a_rs + 0 * a_cs);
-        c20_0 = vfma(a20, b0, c20_0);
-      }
-      if constexpr (kRows > 21) {
-        const Vec a21 = vbroadcast(a + 21 * a_rs + 0 * a_cs);
-        c21_0 = vfma(a21, b0, c21_0);
-      }
-      if constexpr (kRows > 22) {
-        const Vec a22 = vbroadcast(a + 22 * a_rs + 0 * a_cs);
-        c22_0 = vfma(a22, b0, c22_0);
-      }
-      if constexpr (kRows > 23) {
-        const Vec a23 = vbroadcast(a + 23 * a_rs + 0 * a_cs);
-        c23_0 = vfma(a23, b0, c23_0);
-      }
-      if constexpr (kRows > 24) {
-        const Vec a24 = vbroadcast(a + 24 * a_rs + 0 * a_cs);
-        c24_0 = vfma(a24, b0, c24_0);
-      }
-      if constexpr (kRows > 25) {
-        const Vec a25 = vbroadcast(a + 25 * a_rs + 0 * a_cs);
-        c25_0 = vfma(a25, b0, c25_0);
-      }
-      if constexpr (kRows > 26) {
-        const Vec a26 = vbroadcast(a + 26 * a_rs + 0 * a_cs);
-        c26_0 = vfma(a26, b0, c26_0);
-      }
-      if constexpr (kRows > 27) {
-        const Vec a27 = vbroadcast(a + 27 * a_rs + 0 * a_cs);
-        c27_0 = vfma(a27, b0, c27_0);
-      }
-      if constexpr (kRows > 28) {
-        const Vec a28 = vbroadcast(a + 28 * a_rs + 0 * a_cs);
-        c28_0 = vfma(a28, b0, c28_0);
-      }
-      if constexpr (kRows > 29) {
-        const Vec a29 = vbroadcast(a + 29 * a_rs + 0 * a_cs);
-        c29_0 = vfma(a29, b0, c29_0);
-      }
-    }
-    {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 1 * b_rs + 0 * kLanes, last) : vzero();
-      if constexpr (kRows > 0) {
-        const Vec a0 = vbroadcast(a + 0 * a_rs + 1 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-      }
-      if constexpr (kRows > 1) {
-        const Vec a1 = vbroadcast(a + 1 * a_rs + 1 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-      }
-      if constexpr (kRows > 2) {
-        const Vec a2 = vbroadcast(a + 2 * a_rs + 1 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-      }
-      if constexpr (kRows > 3) {
-        const Vec a3 = vbroadcast(a + 3 * a_rs + 1 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-      }
-      if constexpr (kRows > 4) {
-        const Vec a4 = vbroadcast(a + 4 * a_rs + 1 * a_cs);
-        c4_0 = vfma(a4, b0, c4_0);
-      }
-      if constexpr (kRows > 5) {
-        const Vec a5 = vbroadcast(a + 5 * a_rs + 1 * a_cs);
-        c5_0 = vfma(a5, b0, c5_0);
-      }
-      if constexpr (kRows > 6) {
-        const Vec a6 = vbroadcast(a + 6 * a_rs + 1 * a_cs);
-        c6_0 = vfma(a6, b0, c6_0);
-      }
-      if constexpr (kRows > 7) {
-        const Vec a7 = vbroadcast(a + 7 * a_rs + 1 * a_cs);
-        c7_0 = vfma(a7, b0, c7_0);
-      }
-      if constexpr (kRows > 8) {
-        const Vec a8 = vbroadcast(a + 8 * a_rs + 1 * a_cs);
-        c8_0 = vfma(a8, b0, c8_0);
-      }
-      if constexpr (kRows > 9) {
-        const Vec a9 = vbroadcast(a + 9 * a_rs + 1 * a_cs);
-        c9_0 = vfma(a9, b0, c9_0);
-      }
-      if constexpr (kRows > 10) {
-        const Vec a10 = vbroadcast(a + 10 * a_rs + 1 * a_cs);
-        c10_0 = vfma(a10, b0, c10_0);
-      }
-      if constexpr (kRows > 11) {
-        const Vec a11 = vbroadcast(a + 11 * a_rs + 1 * a_cs);
-        c11_0 = vfma(a11, b0, c11_0);
-      }
-      if constexpr (kRows > 12) {
-        const Vec a12 = vbroadcast(a + 12 * a_rs + 1 * a_cs);
-        c12_0 = vfma(a12, b0, c12_0);
-      }
-      if constexpr (kRows > 13) {
-        const Vec a13 = vbroadcast(a + 13 * a_rs + 1 * a_cs);
-        c13_0 = vfma(a13, b0, c13_0);
-      }
-      if constexpr (kRows > 14) {
-        const Vec a14 = vbroadcast(a + 14 * a_rs + 1 * a_cs);
-        c14_0 = vfma(a14, b0, c14_0);
-      }
-      if constexpr (kRows > 15) {
-        const Vec a15 = vbroadcast(a + 15 * a_rs + 1 * a_cs);
-        c15_0 = vfma(a15, b0, c15_0);
-      }
-      if constexpr (kRows > 16) {
-        const Vec a16 = vbroadcast(a + 16 * a_rs + 1 * a_cs);
-        c16_0 = vfma(a16, b0, c16_0);
-      }
-      if constexpr (kRows > 17) {
-        const Vec a17 = vbroadcast(a + 17 * a_rs + 1 * a_cs);
-        c17_0 = vfma(a17, b0, c17_0);
-      }
-      if constexpr (kRows > 18) {
-        const Vec a18 = vbroadcast(a + 18 * a_rs + 1 * a_cs);
-        c18_0 = vfma(a18, b0, c18_0);
-      }
-      if constexpr (kRows > 19) {
-        const Vec a19 = vbroadcast(a + 19 * a_rs + 1 * a_cs);
-        c19_0 = vfma(a19, b0, c19_0);
-      }
-      if constexpr (kRows > 20) {
-        const Vec a20 = vbroadcast(a + 20 * a_rs + 1 * a_cs);
-        c20_0 = vfma(a20, b0, c20_0);
-      }
-      if constexpr (kRows > 21) {
-        const Vec a21 = vbroadcast(a + 21 * a_rs + 1 * a_cs);
-        c21_0 = vfma(a21, b0, c21_0);
-      }
-      if constexpr (kRows > 22) {
-        const Vec a22 = vbroadcast(a + 22 * a_rs + 1 * a_cs);
-        c22_0 = vfma(a22, b0, c22_0);
-      }
-      if constexpr (kRows > 23) {
-        const Vec a23 = vbroadcast(a + 23 * a_rs + 1 * a_cs);
-        c23_0 = vfma(a23, b0, c23_0);
-      }
-      if constexpr (kRows > 24) {
-        const Vec a24 = vbroadcast(a + 24 * a_rs + 1 * a_cs);
-        c24_0 = vfma(a24, b0, c24_0);
-      }
-      if constexpr (kRows > 25) {
-        const Vec a25 = vbroadcast(a + 25 * a_rs + 1 * a_cs);
-        c25_0 = vfma(a25, b0, c25_0);
-      }
-      if constexpr (kRows > 26) {
-        const Vec a26 = vbroadcast(a + 26 * a_rs + 1 * a_cs);
-        c26_0 = vfma(a26, b0, c26_0);
-      }
-      if constexpr (kRows > 27) {
-        const Vec a27 = vbroadcast(a + 27 * a_rs + 1 * a_cs);
-        c27_0 = vfma(a27, b0, c27_0);
-      }
-      if constexpr (kRows > 28) {
-        const Vec a28 = vbroadcast(a + 28 * a_rs + 1 * a_cs);
-        c28_0 = vfma(a28, b0, c28_0);
-      }
-      if constexpr (kRows > 29) {
-        const Vec a29 = vbroadcast(a + 29 * a_rs + 1 * a_cs);
-        c29_0 = vfma(a29, b0, c29_0);
-      }
-    }
-    {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 2 * b_rs + 0 * kLanes, last) : vzero();
-      if constexpr (kRows > 0) {
-        const Vec a0 = vbroadcast(a + 0 * a_rs + 2 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-      }
-      if constexpr (kRows > 1) {
-        const Vec a1 = vbroadcast(a + 1 * a_rs + 2 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-      }
-      if constexpr (kRows > 2) {
-        const Vec a2 = vbroadcast(a + 2 * a_rs + 2 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-      }
-      if constexpr (kRows > 3) {
-        const Vec a3 = vbroadcast(a + 3 * a_rs + 2 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-      }
-      if constexpr (kRows > 4) {
-        const Vec a4 = vbroadcast(a + 4 * a_rs + 2 * a_cs);
-        c4_0 = vfma(a4, b0, c4_0);
-      }
-      if constexpr (kRows > 5) {
-        const Vec a5 = vbroadcast(a + 5 * a_rs + 2 * a_cs);
-        c5_0 = vfma(a5, b0, c5_0);
-      }
-      if constexpr (kRows > 6) {
-        const Vec a6 = vbroadcast(a + 6 * a_rs + 2 * a_cs);
-        c6_0 = vfma(a6, b0, c6_0);
-      }
-      if constexpr (kRows > 7) {
-        const Vec a7 = vbroadcast(a + 7 * a_rs + 2 * a_cs);
-        c7_0 = vfma(a7, b0, c7_0);
-      }
-      if constexpr (kRows > 8) {
-        const Vec a8 = vbroadcast(a + 8 * a_rs + 2 * a_cs);
-        c8_0 = vfma(a8, b0, c8_0);
-      }
-      if constexpr (kRows > 9) {
-        const Vec a9 = vbroadcast(a + 9 * a_rs + 2 * a_cs);
-        c9_0 = vfma(a9, b0, c9_0);
-      }
-      if constexpr (kRows > 10) {
-        const Vec a10 = vbroadcast(a + 10 * a_rs + 2 * a_cs);
-        c10_0 = vfma(a10, b0, c10_0);
-      }
-      if constexpr (kRows > 11) {
-        const Vec a11 = vbroadcast(a + 11 * a_rs + 2 * a_cs);
-        c11_0 = vfma(a11, b0, c11_0);
-      }
-      if constexpr (kRows > 12) {
-        const Vec a12 = vbroadcast(a + 12 * a_rs + 2 * a_cs);
-        c12_0 = vfma(a12, b0, c12_0);
-      }
-      if constexpr (kRows > 13) {
-        const Vec a13 = vbroadcast(a + 13 * a_rs + 2 * a_cs);
-        c13_0 = vfma(a13, b0, c13_0);
-      }
-      if constexpr (kRows > 14) {
-        const Vec a14 = vbroadcast(a + 14 * a_rs + 2 * a_cs);
-        c14_0 = vfma(a14, b0, c14_0);
-      }
-      if constexpr (kRows > 15) {
-        const Vec a15 = vbroadcast(a + 15 * a_rs + 2 * a_cs);
-        c15_0 = vfma(a15, b0, c15_0);
-      }
-      if constexpr (kRows > 16) {
-        const Vec a16 = vbroadcast(a + 16 * a_rs + 2 * a_cs);
-        c16_0 = vfma(a16, b0, c16_0);
-      }
-      if constexpr (kRows > 17) {
-        const Vec a17 = vbroadcast(a + 17 * a_rs + 2 * a_cs);
-        c17_0 = vfma(a17, b0, c17_0);
-      }
-      if constexpr (kRows > 18) {
-        const Vec a18 = vbroadcast(a + 18 * a_rs + 2 * a_cs);
-        c18_0 = vfma(a18, b0, c18_0);
-      }
-      if constexpr (kRows > 19) {
-        const Vec a19 = vbroadcast(a + 19 * a_rs + 2 * a_cs);
-        c19_0 = vfma(a19, b0, c19_0);
-      }
-      if constexpr (kRows > 20) {
-        const Vec a20 = vbroadcast(a + 20 * a_rs + 2 * a_cs);
-        c20_0 = vfma(a20, b0, c20_0);
-      }
-      if constexpr (kRows > 21) {
-        const Vec a21 = vbroadcast(a + 21 * a_rs + 2 * a_cs);
-        c21_0 = vfma(a21, b0, c21_0);
-      }
-      if constexpr (kRows > 22) {
-        const Vec a22 = vbroadcast(a + 22 * a_rs + 2 * a_cs);
-        c22_0 = vfma(a22, b0, c22_0);
-      }
-      if constexpr (kRows > 23) {
-        const Vec a23 = vbroadcast(a + 23 * a_rs + 2 * a_cs);
-        c23_0 = vfma(a23, b0, c23_0);
-      }
-      if constexpr (kRows > 24) {
-        const Vec a24 = vbroadcast(a + 24 * a_rs + 2 * a_cs);
-        c24_0 = vfma(a24, b0, c24_0);
-      }
-      if constexpr (kRows > 25) {
-        const Vec a25 = vbroadcast(a + 25 * a_rs + 2 * a_cs);
-        c25_0 = vfma(a25, b0, c25_0);
-      }
-      if constexpr (kRows > 26) {
-        const Vec a26 = vbroadcast(a + 26 * a_rs + 2 * a_cs);
-        c26_0 = vfma(a26, b0, c26_0);
-      }
-      if constexpr (kRows > 27) {
-        const Vec a27 = vbroadcast(a + 27 * a_rs + 2 * a_cs);
-        c27_0 = vfma(a27, b0, c27_0);
-      }
-      if constexpr (kRows > 28) {
-        const Vec a28 = vbroadcast(a + 28 * a_rs + 2 * a_cs);
-        c28_0 = vfma(a28, b0, c28_0);
-      }
-      if constexpr (kRows > 29) {
-        const Vec a29 = vbroadcast(a + 29 * a_rs + 2 * a_cs);
-        c29_0 = vfma(a29, b0, c29_0);
-      }
-    }
-    {
-      const Vec b0 = kVecs > 0 ? load_b<kPackedB, true, kVecs == 1>(b + 3 * b_rs + 0 * kLanes, last) : vzero();
-      if constexpr (kRows > 0) {
-        const Vec a0 = vbroadcast(a + 0 * a_rs + 3 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-      }
-      if constexpr (kRows > 1) {
-        const Vec a1 = vbroadcast(a + 1 * a_rs + 3 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-      }
-      if constexpr (kRows > 2) {
-        const Vec a2 = vbroadcast(a + 2 * a_rs + 3 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-      }
-      if constexpr (kRows > 3) {
-        const Vec a3 = vbroadcast(a + 3 * a_rs + 3 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-      }
-      if constexpr (kRows > 4) {
-        const Vec a4 = vbroadcast(a + 4 * a_rs + 3 * a_cs);
-        c4_0 = vfma(a4, b0, c4_0);
-      }
-      if constexpr (kRows > 5) {
-        const Vec a5 = vbroadcast(a + 5 * a_rs + 3 * a_cs);
-        c5_0 = vfma(a5, b0, c5_0);
-      }
-      if constexpr (kRows > 6) {
-        const Vec a6 = vbroadcast(a + 6 * a_rs + 3 * a_cs);
-        c6_0 = vfma(a6, b0, c6_0);
-      }
-      if constexpr (kRows > 7) {
-        const Vec a7 = vbroadcast(a + 7 * a_rs + 3 * a_cs);
-        c7_0 = vfma(a7, b0, c7_0);
-      }
-      if constexpr (kRows > 8) {
-        const Vec a8 = vbroadcast(a + 8 * a_rs + 3 * a_cs);
-        c8_0 = vfma(a8, b0, c8_0);
-      }
-      if constexpr (kRows > 9) {
-        const Vec a9 = vbroadcast(a + 9 * a_rs + 3 * a_cs);
-        c9_0 = vfma(a9, b0, c9_0);
-      }
-      if constexpr (kRows > 10) {
-        const Vec a10 = vbroadcast(a + 10 * a_rs + 3 * a_cs);
-        c10_0 = vfma(a10, b0, c10_0);
-      }
-      if constexpr (kRows > 11) {
-        const Vec a11 = vbroadcast(a + 11 * a_rs + 3 * a_cs);
-        c11_0 = vfma(a11, b0, c11_0);
-      }
-      if constexpr (kRows > 12) {
-        const Vec a12 = vbroadcast(a + 12 * a_rs + 3 * a_cs);
-        c12_0 = vfma(a12, b0, c12_0);
-      }
-      if constexpr (kRows > 13) {
-        const Vec a13 = vbroadcast(a + 13 * a_rs + 3 * a_cs);
-        c13_0 = vfma(a13, b0, c13_0);
-      }
-      if constexpr (kRows > 14) {
-        const Vec a14 = vbroadcast(a + 14 * a_rs + 3 * a_cs);
-        c14_0 = vfma(a14, b0, c14_0);
-      }
-      if constexpr (kRows > 15) {
-        const Vec a15 = vbroadcast(a + 15 * a_rs + 3 * a_cs);
-        c15_0 = vfma(a15, b0, c15_0);
-      }
-      if constexpr (kRows > 16) {
-        const Vec a16 = vbroadcast(a + 16 * a_rs + 3 * a_cs);
-        c16_0 = vfma(a16, b0, c16_0);
-      }
-      if constexpr (kRows > 17) {
-        const Vec a17 = vbroadcast(a + 17 * a_rs + 3 * a_cs);
-        c17_0 = vfma(a17, b0, c17_0);
-      }
-      if constexpr (kRows > 18) {
-        const Vec a18 = vbroadcast(a + 18 * a_rs + 3 * a_cs);
-        c18_0 = vfma(a18, b0, c18_0);
-      }
-      if constexpr (kRows > 19) {
-        const Vec a19 = vbroadcast(a + 19 * a_rs + 3 * a_cs);
-        c19_0 = vfma(a19, b0, c19_0);
-      }
-      if constexpr (kRows > 20) {
-        const Vec a20 = vbroadcast(a + 20 * a_rs + 3 * a_cs);
-        c20_0 = vfma(a20, b0, c20_0);
-      }
-      if constexpr (kRows > 21) {
-        const Vec a21 = vbroadcast(a + 21 * a_rs + 3 * a_cs);
-        c21_0 = vfma(a21, b0, c21_0);
-      }
-      if constexpr (kRows > 22) {
-        const Vec a22 = vbroadcast(a + 22 * a_rs + 3 * a_cs);
-        c22_0 = vfma(a22, b0, c22_0);
-      }
-      if constexpr (kRows > 23) {
-        const Vec a23 = vbroadcast(a + 23 * a_rs + 3 * a_cs);
-        c23_0 = vfma(a23, b0, c23_0);
-      }
-      if constexpr (kRows > 24) {
-        const Vec a24 = vbroadcast(a + 24 * a_rs + 3 * a_cs);
-        c24_0 = vfma(a24, b0, c24_0);
-      }
-      if constexpr (kRows > 25) {
-        const Vec a25 = vbroadcast(a + 25 * a_rs + 3 * a_cs);
-        c25_0 = vfma(a25, b0, c25_0);
-      }
-      if constexpr (kRows > 26) {
-        const Vec a26 = vbroadcast(a + 26 * a_rs + 3 * a_cs);
-        c26_0 = vfma(a26, b0, c26_0);
-      }
-      if constexpr (kRows > 27) {
-        const Vec a27 = vbroadcast(a + 27 * a_rs + 3 * a_cs);
-        c27_0 = vfma(a27, b0, c27_0);
-      }
-      if constexpr (kRows > 28) {
-        const Vec a28 = vbroadcast(a + 28 * a_rs + 3 * a_cs);
-        c28_0 = vfma(a28, b0, c28_0);
-      }
-      if constexpr (kRows > 29) {
-        const Vec a29 = vbroadcast(a + 29 * a_rs + 3 * a_cs);
-        c29_0 = vfma(a29, b0, c29_0);
       }
     }
   }
@@ -982,78 +523,6 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec a11 = vbroadcast(kPackedA ? a + 11 * a_rs : rows3[11 / 3] + 11 % 3 * a_rs);
       c11_0 = vfma(a11, b0, c11_0);
     }
-    if constexpr (kRows > 12) {
-      const Vec a12 = vbroadcast(kPackedA ? a + 12 * a_rs : rows3[12 / 3] + 12 % 3 * a_rs);
-      c12_0 = vfma(a12, b0, c12_0);
-    }
-    if constexpr (kRows > 13) {
-      const Vec a13 = vbroadcast(kPackedA ? a + 13 * a_rs : rows3[13 / 3] + 13 % 3 * a_rs);
-      c13_0 = vfma(a13, b0, c13_0);
-    }
-    if constexpr (kRows > 14) {
-      const Vec a14 = vbroadcast(kPackedA ? a + 14 * a_rs : rows3[14 / 3] + 14 % 3 * a_rs);
-      c14_0 = vfma(a14, b0, c14_0);
-    }
-    if constexpr (kRows > 15) {
-      const Vec a15 = vbroadcast(kPackedA ? a + 15 * a_rs : rows3[15 / 3] + 15 % 3 * a_rs);
-      c15_0 = vfma(a15, b0, c15_0);
-    }
-    if constexpr (kRows > 16) {
-      const Vec a16 = vbroadcast(kPackedA ? a + 16 * a_rs : rows3[16 / 3] + 16 % 3 * a_rs);
-      c16_0 = vfma(a16, b0, c16_0);
-    }
-    if constexpr (kRows > 17) {
-      const Vec a17 = vbroadcast(kPackedA ? a + 17 * a_rs : rows3[17 / 3] + 17 % 3 * a_rs);
-      c17_0 = vfma(a17, b0, c17_0);
-    }
-    if constexpr (kRows > 18) {
-      const Vec a18 = vbroadcast(kPackedA ? a + 18 * a_rs : rows3[18 / 3] + 18 % 3 * a_rs);
-      c18_0 = vfma(a18, b0, c18_0);
-    }
-    if constexpr (kRows > 19) {
-      const Vec a19 = vbroadcast(kPackedA ? a + 19 * a_rs : rows3[19 / 3] + 19 % 3 * a_rs);
-      c19_0 = vfma(a19, b0, c19_0);
-    }
-    if constexpr (kRows > 20) {
-      const Vec a20 = vbroadcast(kPackedA ? a + 20 * a_rs : rows3[20 / 3] + 20 % 3 * a_rs);
-      c20_0 = vfma(a20, b0, c20_0);
-    }
-    if constexpr (kRows > 21) {
-      const Vec a21 = vbroadcast(kPackedA ? a + 21 * a_rs : rows3[21 / 3] + 21 % 3 * a_rs);
-      c21_0 = vfma(a21, b0, c21_0);
-    }
-    if constexpr (kRows > 22) {
-      const Vec a22 = vbroadcast(kPackedA ? a + 22 * a_rs : rows3[22 / 3] + 22 % 3 * a_rs);
-      c22_0 = vfma(a22, b0, c22_0);
-    }
-    if constexpr (kRows > 23) {
-      const Vec a23 = vbroadcast(kPackedA ? a + 23 * a_rs : rows3[23 / 3] + 23 % 3 * a_rs);
-      c23_0 = vfma(a23, b0, c23_0);
-    }
-    if constexpr (kRows > 24) {
-      const Vec a24 = vbroadcast(kPackedA ? a + 24 * a_rs : rows3[24 / 3] + 24 % 3 * a_rs);
-      c24_0 = vfma(a24, b0, c24_0);
-    }
-    if constexpr (kRows > 25) {
-      const Vec a25 = vbroadcast(kPackedA ? a + 25 * a_rs : rows3[25 / 3] + 25 % 3 * a_rs);
-      c25_0 = vfma(a25, b0, c25_0);
-    }
-    if constexpr (kRows > 26) {
-      const Vec a26 = vbroadcast(kPackedA ? a + 26 * a_rs : rows3[26 / 3] + 26 % 3 * a_rs);
-      c26_0 = vfma(a26, b0, c26_0);
-    }
-    if constexpr (kRows > 27) {
-      const Vec a27 = vbroadcast(kPackedA ? a + 27 * a_rs : rows3[27 / 3] + 27 % 3 * a_rs);
-      c27_0 = vfma(a27, b0, c27_0);
-    }
-    if constexpr (kRows > 28) {
-      const Vec a28 = vbroadcast(kPackedA ? a + 28 * a_rs : rows3[28 / 3] + 28 % 3 * a_rs);
-      c28_0 = vfma(a28, b0, c28_0);
-    }
-    if constexpr (kRows > 29) {
-      const Vec a29 = vbroadcast(kPackedA ? a + 29 * a_rs : rows3[29 / 3] + 29 % 3 * a_rs);
-      c29_0 = vfma(a29, b0, c29_0);
-    }
     for (int g = 0; g < kRowGroups; ++g) rows3[g] += a_cs;
   };
   for (; p < unmasked; ++p, a += a_cs, b += b_rs) step(std::true_type{});
@@ -1115,78 +584,6 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec acc[] = { c11_0 };
       store_row<kMode, kVecs>(c + 11 * ldc, acc, vset1(alpha), vset1(beta), full, last);
     }
-    if constexpr (kRows > 12) {
-      const Vec acc[] = { c12_0 };
-      store_row<kMode, kVecs>(c + 12 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 13) {
-      const Vec acc[] = { c13_0 };
-      store_row<kMode, kVecs>(c + 13 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 14) {
-      const Vec acc[] = { c14_0 };
-      store_row<kMode, kVecs>(c + 14 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 15) {
-      const Vec acc[] = { c15_0 };
-      store_row<kMode, kVecs>(c + 15 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 16) {
-      const Vec acc[] = { c16_0 };
-      store_row<kMode, kVecs>(c + 16 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 17) {
-      const Vec acc[] = { c17_0 };
-      store_row<kMode, kVecs>(c + 17 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 18) {
-      const Vec acc[] = { c18_0 };
-      store_row<kMode, kVecs>(c + 18 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 19) {
-      const Vec acc[] = { c19_0 };
-      store_row<kMode, kVecs>(c + 19 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 20) {
-      const Vec acc[] = { c20_0 };
-      store_row<kMode, kVecs>(c + 20 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 21) {
-      const Vec acc[] = { c21_0 };
-      store_row<kMode, kVecs>(c + 21 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 22) {
-      const Vec acc[] = { c22_0 };
-      store_row<kMode, kVecs>(c + 22 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 23) {
-      const Vec acc[] = { c23_0 };
-      store_row<kMode, kVecs>(c + 23 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 24) {
-      const Vec acc[] = { c24_0 };
-      store_row<kMode, kVecs>(c + 24 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 25) {
-      const Vec acc[] = { c25_0 };
-      store_row<kMode, kVecs>(c + 25 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 26) {
-      const Vec acc[] = { c26_0 };
-      store_row<kMode, kVecs>(c + 26 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 27) {
-      const Vec acc[] = { c27_0 };
-      store_row<kMode, kVecs>(c + 27 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 28) {
-      const Vec acc[] = { c28_0 };
-      store_row<kMode, kVecs>(c + 28 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
-    if constexpr (kRows > 29) {
-      const Vec acc[] = { c29_0 };
-      store_row<kMode, kVecs>(c + 29 * ldc, acc, vset1(alpha), vset1(beta), full, last);
-    }
   });
 }
 
@@ -1198,7 +595,7 @@ __attribute__((noinline)) void tile(const TileArgs& t) {
 
 // Every (rows, vectors) instantiation, so that an edge tile runs exactly the work it needs.
 template <Operands kOps>
-constexpr TileFn kTiles[30][1] = {
+constexpr TileFn kTiles[12][1] = {
     { &tile<kOps, 1, 1> },
     { &tile<kOps, 2, 1> },
     { &tile<kOps, 3, 1> },
@@ -1211,27 +608,9 @@ constexpr TileFn kTiles[30][1] = {
     { &tile<kOps, 10, 1> },
     { &tile<kOps, 11, 1> },
     { &tile<kOps, 12, 1> },
-    { &tile<kOps, 13, 1> },
-    { &tile<kOps, 14, 1> },
-    { &tile<kOps, 15, 1> },
-    { &tile<kOps, 16, 1> },
-    { &tile<kOps, 17, 1> },
-    { &tile<kOps, 18, 1> },
-    { &tile<kOps, 19, 1> },
-    { &tile<kOps, 20, 1> },
-    { &tile<kOps, 21, 1> },
-    { &tile<kOps, 22, 1> },
-    { &tile<kOps, 23, 1> },
-    { &tile<kOps, 24, 1> },
-    { &tile<kOps, 25, 1> },
-    { &tile<kOps, 26, 1> },
-    { &tile<kOps, 27, 1> },
-    { &tile<kOps, 28, 1> },
-    { &tile<kOps, 29, 1> },
-    { &tile<kOps, 30, 1> },
 };
 
-// A direct call covers a column strip of C: any number of rows, in register tiles of 30 rows, all kVecs vectors
+// A direct call covers a column strip of C: any number of rows, in register tiles of 12 rows, all kVecs vectors
 // wide, so that the dispatcher makes one call per strip instead of one per tile (64x31x1: 1.35x). A shallow strip
 // (k below kInlineDepth) also runs its full tiles inline, one after another: a tile's arithmetic is then a few dozen
 // instructions, about what its call and set-up cost (64x31x1: a further 1.14x). A deeper one calls them: inlined in a
@@ -1248,16 +627,16 @@ constexpr int64_t kInlineDepth = 8;
 template <int kVecs, bool kInline>
 void strip_tiles(const TileArgs& t) {
   TileArgs full = copy_of(t);
-  full.rows = 30;
+  full.rows = 12;
   int64_t rows = t.rows;
   const bool ahead = t.fetch_a_ahead && t.k >= kPrefetchDepth;
-  for (; rows >= 30; rows -= 30, full.a += 30 * t.lda, full.c += 30 * t.ldc) {
+  for (; rows >= 12; rows -= 12, full.a += 12 * t.lda, full.c += 12 * t.ldc) {
     if constexpr (kInline)
-      tile_body<Operands::kDirect, 30, kVecs>(full);
-    else if (ahead && (rows >= 2 * 30 || t.a_continues))
-      tile<Operands::kDirect, 30, kVecs, 30>(full);
+      tile_body<Operands::kDirect, 12, kVecs>(full);
+    else if (ahead && (rows >= 2 * 12 || t.a_continues))
+      tile<Operands::kDirect, 12, kVecs, 12>(full);
     else
-      tile<Operands::kDirect, 30, kVecs>(full);
+      tile<Operands::kDirect, 12, kVecs>(full);
   }
   if (rows > 0) {
     full.rows = rows;
@@ -1375,7 +754,7 @@ constexpr TileFn kStrips[1] = { &direct_strip<1> };
 // The strip's columns in whole vectors: one tile, or a strip of them.
 void direct_vectors(const TileArgs& args) {
   const int vectors = (args.cols + kLanes - 1) / kLanes;
-  if (args.rows < 30)  // a single short tile: straight to it
+  if (args.rows < 12)  // a single short tile: straight to it
     kTiles<Operands::kDirect>[args.rows - 1][vectors - 1](args);
   else
     kStrips[vectors - 1](args);
@@ -1771,12 +1150,12 @@ void one_tile(const TileArgs& args) {
 
 }  // namespace
 
-void ukernel_avx512_30x16_k4_packed(const TileArgs& args) { one_tile<Operands::kPacked>(args); }
+void ukernel_avx512_12x16_k1_packed(const TileArgs& args) { one_tile<Operands::kPacked>(args); }
 
-void ukernel_avx512_30x16_k4_streamed(const TileArgs& args) { one_tile<Operands::kStreamedB>(args); }
+void ukernel_avx512_12x16_k1_streamed(const TileArgs& args) { one_tile<Operands::kStreamedB>(args); }
 
 // One to kStreamRowsMax rows (the dispatcher's row_streams_pay); any other count is not a row-streams call.
-void ukernel_avx512_30x16_k4_row_streams(const TileArgs& args) {
+void ukernel_avx512_12x16_k1_row_streams(const TileArgs& args) {
   static_assert(kStreamRowsMax == 5, "a row count without its instantiation");
   switch (args.rows) {
     case 1: row_streams<1>(args); break;
@@ -1792,7 +1171,7 @@ void ukernel_avx512_30x16_k4_row_streams(const TileArgs& args) {
 // and C stay cached (TileArgs::fetch_a_ahead and c_from_beyond both false: each strip reads all of A again and
 // writes a part of every row of C), else at most kWideVectors vectors of columns a whole row at a time (the
 // dispatcher's wide_rows_pay).
-void ukernel_avx512_30x16_k4_wide_rows(const TileArgs& args) {
+void ukernel_avx512_12x16_k1_wide_rows(const TileArgs& args) {
   if (args.rows <= 0 || args.cols <= 0) return;
   const int64_t vectors = (args.cols + kLanes - 1) / kLanes;
   if (b_held(vectors, args.k)) {
@@ -1804,7 +1183,7 @@ void ukernel_avx512_30x16_k4_wide_rows(const TileArgs& args) {
   }
 }
 
-void ukernel_avx512_30x16_k4_direct(const TileArgs& args) {
+void ukernel_avx512_12x16_k1_direct(const TileArgs& args) {
   if (args.rows <= 0 || args.cols <= 0) return;
   if (args.cols == 1 && args.ldb == 1) {  // C is one column and B's is contiguous: along k with B in place
     if (dot_pays(args.rows, args.k, 1, false, args.rows * args.k))
@@ -1845,16 +1224,16 @@ void ukernel_avx512_30x16_k4_direct(const TileArgs& args) {
 
 // Packing lives here, next to the kernel that reads the panels: the panel widths are compile-time constants and the
 // loops are compiled with this file's ISA flags.
-void ukernel_avx512_30x16_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
-  // Micro-panels of 30 rows, element (r, p) at panel[p * 30 + r]; a short last panel is packed short.
+void ukernel_avx512_12x16_k1_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+  // Micro-panels of 12 rows, element (r, p) at panel[p * 12 + r]; a short last panel is packed short.
   // kLanes steps of k at a time, the panel's rows are loaded as vectors in groups of kLanes rows, each group is
   // transposed in registers, and its columns stored as runs of the panel: a copy element by element cost about 3
   // cycles per element (pack_a was 6.6% of 128x768x3072 on the 23x16 kernel, one thread of an Emerald Rapids Xeon).
   // A group short of kLanes rows repeats its last row, and its stores are masked to the rows it has. A panel of one
   // row or of fewer than kLanes / 4 (and the last depth % kLanes steps) is copied element by element instead, the
   // rows read side by side: the transposes would then mostly move padding.
-  for (int64_t i0 = 0; i0 < rows; i0 += 30, out += depth * 30) {
-    const int64_t h = rows - i0 < 30 ? rows - i0 : 30;
+  for (int64_t i0 = 0; i0 < rows; i0 += 12, out += depth * 12) {
+    const int64_t h = rows - i0 < 12 ? rows - i0 : 12;
     const float* const panel = a + i0 * lda;
     int64_t p = 0;
     if (h >= 2 && 4 * h >= kLanes)
@@ -1865,25 +1244,25 @@ void ukernel_avx512_30x16_k4_pack_a(const float* a, int64_t lda, int64_t rows, i
           Vec v[kLanes];
           for (int r = 0; r < kLanes; ++r) v[r] = vload(group + (r < n ? r : n - 1) * lda);
           transpose(v);
-          float* const to = out + p * 30 + g;
+          float* const to = out + p * 12 + g;
           if (n == kLanes) {
-            for (int j = 0; j < kLanes; ++j) _mm512_storeu_ps(to + j * 30, v[j]);
+            for (int j = 0; j < kLanes; ++j) _mm512_storeu_ps(to + j * 12, v[j]);
           } else {
             const Mask m = lane_mask(static_cast<int>(n));
-            for (int j = 0; j < kLanes; ++j) vstore_masked(to + j * 30, m, v[j]);
+            for (int j = 0; j < kLanes; ++j) vstore_masked(to + j * 12, m, v[j]);
           }
         }
-    if (h == 30) {  // the row count a compile-time constant: the inner loop unrolled
+    if (h == 12) {  // the row count a compile-time constant: the inner loop unrolled
       for (; p < depth; ++p)
-        for (int r = 0; r < 30; ++r) out[p * 30 + r] = panel[r * lda + p];
+        for (int r = 0; r < 12; ++r) out[p * 12 + r] = panel[r * lda + p];
     } else {
       for (; p < depth; ++p)
-        for (int64_t r = 0; r < h; ++r) out[p * 30 + r] = panel[r * lda + p];
+        for (int64_t r = 0; r < h; ++r) out[p * 12 + r] = panel[r * lda + p];
     }
   }
 }
 
-void ukernel_avx512_30x16_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
+void ukernel_avx512_12x16_k1_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
   // Micro-panels of 16 columns, element (p, j) at panel[p * 16 + j]; a short last panel's missing columns are
   // left unset (the micro-kernel masks them). B is read row by row across all the panels: each row is one
   // sequential stream that the hardware prefetcher follows. Panel by panel, it would read depth rows ldb apart, a
