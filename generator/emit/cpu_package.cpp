@@ -14,6 +14,14 @@
 namespace strata {
 namespace {
 
+// How the package README says the level-0 pool was ranked.
+std::string level0_ranking(const Selection& sel, bool profiled) {
+  std::string text = profiled ? "ranked by profiled throughput" : "ranked by the model";
+  if (sel.level0_tolerance > 0)
+    text += fmt::format(", those within {:g}% of the best by vector loads per FMA", sel.level0_tolerance * 100.0);
+  return text;
+}
+
 constexpr const char* kAarch64Toolchain = "cmake/aarch64-linux-gnu-clang.cmake";
 
 const char* layout_text(Layout l) { return l == Layout::row_major ? "row-major" : "column-major"; }
@@ -218,14 +226,13 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
     kd->SetValue("REASON", fmt::format("model's best on {} of {} grid shapes, e.g. {}x{}x{}", k.shapes_won,
                                        sel.grid_shapes, k.example_shape[0], k.example_shape[1], k.example_shape[2]));
   }
-  dict.SetValue(
-      "SELECTION_NOTE",
-      fmt::format("The generator considered {} level-0 register tiles ({}), took the model's best tiling "
-                  "for each of {} grid shapes (powers of two and 1.5 times powers of two, 1 to 8192 per "
-                  "axis; no user shapes), and kept the {} kernels that cover that grid best: their best "
-                  "time is within {:.1f}% of the best of all the grid's winners (geometric mean).",
-                  sel.level0_pool.size(), in.records ? "ranked by profiled throughput" : "ranked by the model",
-                  sel.grid_shapes, sel.kernels.size(), (sel.geomean_vs_unrestricted - 1.0) * 100.0));
+  dict.SetValue("SELECTION_NOTE",
+                fmt::format("The generator considered {} level-0 register tiles ({}), took the model's best tiling "
+                            "for each of {} grid shapes (powers of two and 1.5 times powers of two, 1 to 8192 per "
+                            "axis; no user shapes), and kept the {} kernels that cover that grid best: their best "
+                            "time is within {:.1f}% of the best of all the grid's winners (geometric mean).",
+                            sel.level0_pool.size(), level0_ranking(sel, in.records != nullptr), sel.grid_shapes,
+                            sel.kernels.size(), (sel.geomean_vs_unrestricted - 1.0) * 100.0));
 
   // Render each file. Kernel files first fill their own dictionaries.
   for (const auto& [name, u] : ukernels) {

@@ -97,6 +97,7 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
                          const std::vector<double>& level0_seconds, const SelectOptions& options) {
   Selection sel;
   sel.level0_pool = level0_pool(sieve, machine, level0_seconds, options);
+  if (!options.level0_tie_break.empty()) sel.level0_tolerance = options.level0_tolerance;
   std::vector<bool> allowed(sieve.levels[0].candidates.size(), false);
   for (int i : sel.level0_pool) allowed[static_cast<size_t>(i)] = true;
   static const Level1Profile kModelled;

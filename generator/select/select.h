@@ -2,8 +2,9 @@
 // are a grid the architecture implies (powers of two and three-times-powers-of-two from 1 to 8192 per axis), never
 // user samples.
 //
-// 1. Level 0: a pool of the best register tiles (profiled GFLOP/s, or the model when not profiled), plus the best
-//    "partner" tiles for skinny shapes (few rows; a single vector of columns).
+// 1. Level 0: a pool of the best register tiles (profiled GFLOP/s, or the model when not profiled; on a CPU, tiles
+//    within 1% of the best are ranked by vector loads per FMA instead), plus the best "partner" tiles for skinny
+//    shapes (few rows; a single vector of columns, short enough to run in place whole).
 // 2. For every shape of a coarse grid (powers of two), the model's best full tiling (L0 from the pool, L1 and L2
 //    from the cross-layer map); the tilings that win most shapes go on.
 // 3. Greedy set cover over those winners: add the kernel that most improves the geometric mean of the best
@@ -29,6 +30,7 @@ struct Selection {
   std::vector<SelectedKernel> kernels;  // in the order they were chosen (most useful first)
   int64_t grid_shapes = 0;
   std::vector<int> level0_pool;          // level-0 candidates considered
+  double level0_tolerance = 0;           // ties within it ranked by the tie-break (0: throughput alone)
   double geomean_vs_unrestricted = 1.0;  // model: best-of-set time / best-of-all-winners time, geometric mean
 };
 
