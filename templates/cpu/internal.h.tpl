@@ -51,6 +51,10 @@ struct TileArgs {
   bool fetch_b_ahead = false;
 };
 
+// How many k steps ahead a tile that reads B in place from beyond the inner caches asks for B's rows (see
+// fetch_b_ahead in the kernels, and streamed_b_bytes in the dispatcher).
+constexpr int kBRowsAhead = 32;
+
 // The most bytes of B's rows a direct one-vector tile taller than the dispatcher's kDirectRows reads before it runs
 // as two shorter tiles over them (see tile_body in the kernels; the dispatcher's direct_work models the split).
 constexpr int64_t kSplitBytes = int64_t{16} << 10;

@@ -309,8 +309,7 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
 // direct_b_ahead in the dispatcher), every tile the only one to read its rows, asks the same way: against 8 rows
 // ahead into L1, on that Zen 4, one thread (with direct_b_ahead's bound on B as it is now), 5x768x3072 1.25x faster,
 // 6x768x3072 1.25x, 5x2304x768 1.05-1.07x, 5x768x768 1.01-1.02x; two threads 0.97-1.06x. A packed tile never needs
-// to ask.
-constexpr int kBRowsAhead = 32;
+// to ask. kBRowsAhead is in internal.h: the dispatcher asks whether those steps outlast the outer cache's latency.
 constexpr int kBFetchLocality = 2;  // __builtin_prefetch's: 3 into L1, 2 into L2
 
 // `fetch` is the tile's TileArgs::fetch_b_ahead, read once before its k loop, which then tests a register: read from

@@ -4,7 +4,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   3638259dcc8c92ddd7ed34a4cad9ca593cddde29fb436131e8a68af7309fccbe  template cpu/dispatch.cpp.tpl
+//   f684eb71aa389cbd55d3ab26f77ea5fdc09d4e10a0468b7ba2469ec52ad991e7  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -312,6 +312,29 @@ int64_t streamed_depth(const Kernel& k, int64_t rows, int64_t K, int64_t a_float
   return std::min(even, deepest);
 }
 
+// Whether k's tiles of `rows` rows, reading B in place a strip of rows ldb apart at a time (run_streamed, or the deep
+// k slices of direct_b_ahead), outlast l3's latency with the kBRowsAhead k steps they ask for B's rows
+// ahead. A strip's rows lie a page or more apart, so no hardware prefetcher follows them, and every line the tile's
+// own requests do not bring in time stalls its FMAs. On an AMD Zen 4 (L3 at 13.5 ns) every tile does; on a 2-vCPU
+// Intel Xeon VM whose L3, measured at 160 ns and 33 GB/s, is no nearer than its memory, none does (a 4x64 tile's 32
+// k steps last 72 ns).
+// Where they do not, a call reads in place at most kDirectBytes of a B whose rows share a set of l1 (then
+// l1 keeps only as many of a strip's rows as it has ways, and each tile of the strip reads them again from
+// further out), and packs any B beyond kDirectBytes for more than a block of kStreamTiles rows of tiles, which would
+// read B from l3 once per block. Medians of interleaved rounds on that Xeon (tools/ab.sh), one thread:
+// 2048^3 1.72x faster, 200x3072x768 3.6x, 43x3072x768 2.8x, 16x3072x768 2.1x, 1000x768x768 1.52x, 512x768x3072
+// 1.44x, 100x768x3072 1.24x, 8x4096x4096 1.21x, 81x768x768 1.20x; two threads 2048^3 1.72x, 200x3072x768 3.5x,
+// 11x3072x768 1.6x. Short blocks over rows that do not share a set still stream: packed, 43x768x768 ran 0.77x,
+// 32x1000x4096 0.85x, 16x768x3072 0.67x.
+bool outer_keeps_up(const Kernel& k, int64_t rows) {
+  const double ahead_s = kBRowsAhead * 2.0 * static_cast<double>(rows * k.nr) / kMachine.unit_flops;
+  return ahead_s >= kMachine.level[kMachine.num_levels - 1].latency_s;
+}
+// The most bytes of a B `ldb` floats a row that tiles of k with `rows` rows read in place (see outer_keeps_up).
+int64_t streamed_b_bytes(const Kernel& k, int64_t rows, int64_t ldb) {
+  return outer_keeps_up(k, rows) || !rows_share_a_set(ldb) ? kOuterBytes : kDirectBytes;
+}
+
 // Whether a direct call is a single row of tiles of three rows or more over a B that lives in l3 with
 // rows that do not share a set of l1 (or of kDeepSharedRows to kShallowRows rows, below): then its k
 // slices are K1 deep (see direct_depth) and every tile asks for B's rows a few steps ahead (TileArgs::fetch_b_ahead),
@@ -328,8 +351,8 @@ int64_t streamed_depth(const Kernel& k, int64_t rows, int64_t K, int64_t a_float
 constexpr int64_t kShallowRows = 6;
 constexpr int64_t kDeepSharedRows = 5;
 bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
-  const int64_t b_bytes = matrix_bytes(K, N);
-  const bool b_stays = 2 * b_bytes <= kOuterBytes || (M <= kShallowRows && b_bytes <= kOuterBytes);
+  const int64_t b_bytes = matrix_bytes(K, N), stays = streamed_b_bytes(k, std::min(M, int64_t{k.mr}), ldb);
+  const bool b_stays = 2 * b_bytes <= stays || (M <= kShallowRows && b_bytes <= stays);
   const bool sets_allow = !rows_share_a_set(ldb) || (M >= kDeepSharedRows && M <= kShallowRows);
   return M > 2 && M <= k.mr && N > k.nr && b_bytes > kDirectBytes && b_stays && sets_allow;
 }
@@ -354,8 +377,8 @@ bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ld
 constexpr int64_t kStreamedAFloats = 4096;  // 16 KiB
 bool direct_streams_b(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
   const int64_t b_bytes = matrix_bytes(K, N);
-  return M <= k.mr && M > kShallowRows && N > k.nr && b_bytes > kDirectBytes &&
-         b_bytes <= kOuterBytes && !direct_b_ahead(k, M, N, K, ldb);
+  return M <= k.mr && M > kShallowRows && N > k.nr && b_bytes > kDirectBytes && b_bytes <= streamed_b_bytes(k, M, ldb) &&
+         !direct_b_ahead(k, M, N, K, ldb);
 }
 
 // Whether a direct call of a few rows of C reads B a few whole rows at a time (see the kernels' row_streams) instead of
@@ -1271,9 +1294,9 @@ constexpr int64_t kStreamedRowBlocks = 2;
 int64_t streamed_rows(const Kernel& k, int64_t rows, int64_t N, int64_t K, int64_t buffer_floats) {
   using strata_model::ceil_div;
   const int64_t b_bytes = matrix_bytes(K, N);
-  if (b_bytes > kOuterBytes) return 0;
+  if (b_bytes > streamed_b_bytes(k, k.mr, N)) return 0;
   if (rows <= std::min({kStreamTiles * k.mr, k.m1, k.m2})) return rows;
-  if (b_bytes <= kDirectBytes) return 0;
+  if (b_bytes <= kDirectBytes || !outer_keeps_up(k, k.mr)) return 0;
   // The most rows, in whole tiles, whose A slice the workspace and kDirectBytes hold `depth` deep (see streamed_depth).
   const int64_t depth = std::min(round_up(K, k.ku), k.k1);
   const int64_t slice_bytes = depth * static_cast<int64_t>(sizeof(float));  // one row's

@@ -4,7 +4,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   93e7d72f0abca60e4728fdee809491e311892fe9ab0d6a97001753e489d6b963  template cpu/internal.h.tpl
+//   fae59dde6054ea55df80ff4ab3f8f98f008796db8a5033b9a8a517ffa907706a  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -58,6 +58,10 @@ struct TileArgs {
   // slices (the dispatcher's direct_b_ahead).
   bool fetch_b_ahead = false;
 };
+
+// How many k steps ahead a tile that reads B in place from beyond the inner caches asks for B's rows (see
+// fetch_b_ahead in the kernels, and streamed_b_bytes in the dispatcher).
+constexpr int kBRowsAhead = 32;
 
 // The most bytes of B's rows a direct one-vector tile taller than the dispatcher's kDirectRows reads before it runs
 // as two shorter tiles over them (see tile_body in the kernels; the dispatcher's direct_work models the split).

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   1596ff83adeb836ef1bc206553bf4564f33b28d3a417d6ac9f5fd68207fc581f  template cpu/ukernel.cpp.tpl
+//   f3957c2d963d3e7f42175ffb815fca4c3a0706aaee281ed639b646e5c79634b9  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -214,8 +214,7 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
 // direct_b_ahead in the dispatcher), every tile the only one to read its rows, asks the same way: against 8 rows
 // ahead into L1, on that Zen 4, one thread (with direct_b_ahead's bound on B as it is now), 5x768x3072 1.25x faster,
 // 6x768x3072 1.25x, 5x2304x768 1.05-1.07x, 5x768x768 1.01-1.02x; two threads 0.97-1.06x. A packed tile never needs
-// to ask.
-constexpr int kBRowsAhead = 32;
+// to ask. kBRowsAhead is in internal.h: the dispatcher asks whether those steps outlast the outer cache's latency.
 constexpr int kBFetchLocality = 2;  // __builtin_prefetch's: 3 into L1, 2 into L2
 
 // `fetch` is the tile's TileArgs::fetch_b_ahead, read once before its k loop, which then tests a register: read from

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   1596ff83adeb836ef1bc206553bf4564f33b28d3a417d6ac9f5fd68207fc581f  template cpu/ukernel.cpp.tpl
+//   f3957c2d963d3e7f42175ffb815fca4c3a0706aaee281ed639b646e5c79634b9  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 8 x 2 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 64.59 GFLOP/s (6.98e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -212,8 +212,7 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
 // direct_b_ahead in the dispatcher), every tile the only one to read its rows, asks the same way: against 8 rows
 // ahead into L1, on that Zen 4, one thread (with direct_b_ahead's bound on B as it is now), 5x768x3072 1.25x faster,
 // 6x768x3072 1.25x, 5x2304x768 1.05-1.07x, 5x768x768 1.01-1.02x; two threads 0.97-1.06x. A packed tile never needs
-// to ask.
-constexpr int kBRowsAhead = 32;
+// to ask. kBRowsAhead is in internal.h: the dispatcher asks whether those steps outlast the outer cache's latency.
 constexpr int kBFetchLocality = 2;  // __builtin_prefetch's: 3 into L1, 2 into L2
 
 // `fetch` is the tile's TileArgs::fetch_b_ahead, read once before its k loop, which then tests a register: read from
