@@ -362,8 +362,8 @@ bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ld
 constexpr int64_t kStreamedAFloats = 4096;  // 16 KiB
 bool direct_streams_b(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
   const int64_t b_bytes = matrix_bytes(K, N);
-  return M <= k.mr && M > kShallowRows && N > k.nr && b_bytes > kDirectBytes && b_bytes <= streamed_b_bytes(k, M, ldb) &&
-         !direct_b_ahead(k, M, N, K, ldb);
+  return M <= k.mr && M > kShallowRows && N > k.nr && b_bytes > kDirectBytes &&
+         b_bytes <= streamed_b_bytes(k, M, ldb) && !direct_b_ahead(k, M, N, K, ldb);
 }
 
 // Whether a direct call of a few rows of C reads B a few whole rows at a time (see the kernels' row_streams) instead of

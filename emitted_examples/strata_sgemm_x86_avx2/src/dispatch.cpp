@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   f684eb71aa389cbd55d3ab26f77ea5fdc09d4e10a0468b7ba2469ec52ad991e7  template cpu/dispatch.cpp.tpl
+//   76cfad6a68d62e19d8d01cd12eb51819396972d157295fb62ccc8f85b0e7c881  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -379,8 +379,8 @@ bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ld
 constexpr int64_t kStreamedAFloats = 4096;  // 16 KiB
 bool direct_streams_b(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
   const int64_t b_bytes = matrix_bytes(K, N);
-  return M <= k.mr && M > kShallowRows && N > k.nr && b_bytes > kDirectBytes && b_bytes <= streamed_b_bytes(k, M, ldb) &&
-         !direct_b_ahead(k, M, N, K, ldb);
+  return M <= k.mr && M > kShallowRows && N > k.nr && b_bytes > kDirectBytes &&
+         b_bytes <= streamed_b_bytes(k, M, ldb) && !direct_b_ahead(k, M, N, K, ldb);
 }
 
 // Whether a direct call of a few rows of C reads B a few whole rows at a time (see the kernels' row_streams) instead of

@@ -4,7 +4,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   f684eb71aa389cbd55d3ab26f77ea5fdc09d4e10a0468b7ba2469ec52ad991e7  template cpu/dispatch.cpp.tpl
+//   76cfad6a68d62e19d8d01cd12eb51819396972d157295fb62ccc8f85b0e7c881  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -377,8 +377,8 @@ bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ld
 constexpr int64_t kStreamedAFloats = 4096;  // 16 KiB
 bool direct_streams_b(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
   const int64_t b_bytes = matrix_bytes(K, N);
-  return M <= k.mr && M > kShallowRows && N > k.nr && b_bytes > kDirectBytes && b_bytes <= streamed_b_bytes(k, M, ldb) &&
-         !direct_b_ahead(k, M, N, K, ldb);
+  return M <= k.mr && M > kShallowRows && N > k.nr && b_bytes > kDirectBytes &&
+         b_bytes <= streamed_b_bytes(k, M, ldb) && !direct_b_ahead(k, M, N, K, ldb);
 }
 
 // Whether a direct call of a few rows of C reads B a few whole rows at a time (see the kernels' row_streams) instead of
