@@ -52,7 +52,7 @@ struct TileArgs {
 };
 
 // How many k steps ahead a tile that reads B in place from beyond the inner caches asks for B's rows (see
-// fetch_b_ahead in the kernels, and streamed_b_bytes in the dispatcher).
+// fetch_b_ahead in the kernels, and outer_keeps_up in the dispatcher).
 constexpr int kBRowsAhead = 32;
 
 // The most bytes of B's rows a direct one-vector tile taller than the dispatcher's kDirectRows reads before it runs

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   fae59dde6054ea55df80ff4ab3f8f98f008796db8a5033b9a8a517ffa907706a  template cpu/internal.h.tpl
+//   5e82fab8b952f1236486ba985ead90a57e347d11e2fce3cbe8e61b93be15bd12  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -59,7 +59,7 @@ struct TileArgs {
 };
 
 // How many k steps ahead a tile that reads B in place from beyond the inner caches asks for B's rows (see
-// fetch_b_ahead in the kernels, and streamed_b_bytes in the dispatcher).
+// fetch_b_ahead in the kernels, and outer_keeps_up in the dispatcher).
 constexpr int kBRowsAhead = 32;
 
 // The most bytes of B's rows a direct one-vector tile taller than the dispatcher's kDirectRows reads before it runs

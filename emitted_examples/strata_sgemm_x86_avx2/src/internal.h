@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   fae59dde6054ea55df80ff4ab3f8f98f008796db8a5033b9a8a517ffa907706a  template cpu/internal.h.tpl
+//   5e82fab8b952f1236486ba985ead90a57e347d11e2fce3cbe8e61b93be15bd12  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -60,7 +60,7 @@ struct TileArgs {
 };
 
 // How many k steps ahead a tile that reads B in place from beyond the inner caches asks for B's rows (see
-// fetch_b_ahead in the kernels, and streamed_b_bytes in the dispatcher).
+// fetch_b_ahead in the kernels, and outer_keeps_up in the dispatcher).
 constexpr int kBRowsAhead = 32;
 
 // The most bytes of B's rows a direct one-vector tile taller than the dispatcher's kDirectRows reads before it runs

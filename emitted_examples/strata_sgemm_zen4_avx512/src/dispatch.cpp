@@ -4,7 +4,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   76cfad6a68d62e19d8d01cd12eb51819396972d157295fb62ccc8f85b0e7c881  template cpu/dispatch.cpp.tpl
+//   c434cf5e55027491e6748e68231591bc37348168160db6ab89b6c593978c9a1b  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -348,6 +348,8 @@ int64_t streamed_b_bytes(const Kernel& k, int64_t rows, int64_t ldb) {
 // 0.78x). Where B's rows share a set, the shallow slices stay for fewer than kDeepSharedRows rows (deep, measured in
 // calls of their own, the rest of the hierarchy cold as in tools/bench's harness: 4x3072x768 1.14-1.21x as long,
 // 3x3072x768 1.35x); from there on deep slices win (5x3072x768 1.02x faster, 6x3072x768 1.20x, 5x1024x1024 1.16x).
+// "Lives in l3" is as far as streamed_b_bytes allows: where the tiles do not outlast its latency, B's
+// rows that share a set of l1 take the shallow slices.
 constexpr int64_t kShallowRows = 6;
 constexpr int64_t kDeepSharedRows = 5;
 bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
@@ -1289,6 +1291,7 @@ struct BlockJob {
 // 1.03x, 300x2304x768 1.03x. In three row blocks 1000x768x768 gained 0.4-0.8%, in five or six 2000x768x768 and
 // 2000x3072x768 lost 1%. With a smaller B, 256^3 and 264^3 ran 0.99x. And only while B stays in l3: from
 // memory, the strip's short rows, a page apart, get no help from the prefetchers (64x4096x4096: 0.97x).
+// Both bounds on B are streamed_b_bytes', and taller blocks stream only where outer_keeps_up.
 constexpr int64_t kStreamTiles = 12;
 constexpr int64_t kStreamedRowBlocks = 2;
 int64_t streamed_rows(const Kernel& k, int64_t rows, int64_t N, int64_t K, int64_t buffer_floats) {

@@ -4,7 +4,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   fae59dde6054ea55df80ff4ab3f8f98f008796db8a5033b9a8a517ffa907706a  template cpu/internal.h.tpl
+//   5e82fab8b952f1236486ba985ead90a57e347d11e2fce3cbe8e61b93be15bd12  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -60,7 +60,7 @@ struct TileArgs {
 };
 
 // How many k steps ahead a tile that reads B in place from beyond the inner caches asks for B's rows (see
-// fetch_b_ahead in the kernels, and streamed_b_bytes in the dispatcher).
+// fetch_b_ahead in the kernels, and outer_keeps_up in the dispatcher).
 constexpr int kBRowsAhead = 32;
 
 // The most bytes of B's rows a direct one-vector tile taller than the dispatcher's kDirectRows reads before it runs
