@@ -109,8 +109,9 @@ std::vector<std::vector<std::string>> bench_rows(const std::string& bench, const
 
 // The package's dispatcher runs the generator's model (the same cost_model.h and constants) for the packed path: at
 // one thread, for every shape it packs, it must pick the kernel the generator's model ranks first and predict the
-// same time. The direct path has an estimate of its own (direct_seconds in dispatch.cpp): for shapes it runs in
-// place, the pick must be the kernel with the least prediction among those forced by id.
+// same time. The direct path has an estimate of its own (direct_seconds in dispatch.cpp), and so does a packed call
+// whose B is streamed (streamed_work): for shapes it runs in place, or streams B for, the pick must be the kernel
+// with the least prediction among those forced by id.
 void check_dispatcher_choices(const Isa& isa, const std::string& bench) {
   const strata::Arch arch = strata::load_arch(source_path(isa.arch));
   const strata::Op op = strata::load_op(source_path("ops/sgemm.yaml"));
@@ -122,8 +123,10 @@ void check_dispatcher_choices(const Isa& isa, const std::string& bench) {
   const auto selection = strata::select_kernels(sieve, machine, level0, strata::select_options_for(arch, op, sieve));
   machine.level[machine.num_levels - 1].parallel_units = 1;
 
-  // Packed: more rows and columns than any register tile, and A and B too big for the direct path.
-  const std::vector<std::array<int64_t, 3>> packed = {{128, 768, 768}, {513, 513, 513}, {64, 4096, 1024}};
+  // Packed: more rows and columns than any register tile, A and B too big for the direct path, and more rows than
+  // any kernel's blocks over a streamed B take (see streamed_rows in dispatch.cpp; none of these streams on the
+  // shipped descriptors' examples).
+  const std::vector<std::array<int64_t, 3>> packed = {{4096, 512, 512}, {3500, 513, 513}, {4096, 600, 300}};
   const auto packed_rows = bench_rows(bench, "", packed);
   for (size_t i = 0; i < packed.size(); ++i) {
     int best = -1;
@@ -155,8 +158,11 @@ void check_dispatcher_choices(const Isa& isa, const std::string& bench) {
     CHECK(std::stod(forced[0][9]) == Approx(packed_s).epsilon(1e-6));
   }
 
-  // Direct: a single row or column of tiles, or a problem that fits in cache.
-  const std::vector<std::array<int64_t, 3>> direct = {{1, 1, 1}, {7, 300, 61}, {1000, 17, 2048}, {8, 4096, 1024}};
+  // Direct: a single row or column of tiles, or a problem that fits in cache. And a few rows of tiles over a large B,
+  // which some kernels stream (128x768x768 on both shipped x86 descriptors, 64x4096x1024 on the AVX-512 one); the
+  // check holds for packed plans as well.
+  const std::vector<std::array<int64_t, 3>> direct = {{1, 1, 1},       {7, 300, 61},    {1000, 17, 2048},
+                                                      {8, 4096, 1024}, {128, 768, 768}, {64, 4096, 1024}};
   const auto chosen = bench_rows(bench, "", direct);
   std::vector<std::vector<double>> forced_s(direct.size());  // [shape][kernel id]: prediction with that kernel
   for (size_t k = 0; k < selection.kernels.size(); ++k) {

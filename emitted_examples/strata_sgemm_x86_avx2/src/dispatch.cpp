@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   c434cf5e55027491e6748e68231591bc37348168160db6ab89b6c593978c9a1b  template cpu/dispatch.cpp.tpl
+//   89014b2ac70f5817dfa01bc247d0c5fcb5168f471a50eeaf9adcd555a89cfbc1  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -524,16 +524,24 @@ constexpr DirectTable kDirect = direct_table();
 // Reading and writing one element of C, at level 0's bandwidth.
 constexpr double kDirectCElementSeconds = 2.0 * kMachine.c_bytes / kMachine.level[0].bandwidth_Bps;
 
+// A, B and C read once, and C written: what a call moves at least. An empty C (a call that returns at once) reads
+// nothing: its plan then costs every kernel the same.
+double call_bytes(int64_t M, int64_t N, int64_t K) {
+  const strata_model::Machine& m = kMachine;
+  if (M == 0 || N == 0) return 0.0;
+  return static_cast<double>(M * K) * m.a_bytes + static_cast<double>(K * N) * m.b_bytes +
+         2.0 * static_cast<double>(M * N) * m.c_bytes;
+}
+
+DirectWork tiles_work(int32_t id, int64_t M, int64_t N, int64_t K, int64_t slice, int64_t block_rows, double bytes,
+                      bool b_outer);  // see below
+
 DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
   using strata_model::ceil_div;
   const Kernel& k = kKernels[id];
   const DirectConstants& rates = kDirect.of[id];
   const strata_model::Machine& m = kMachine;
-  // An empty C (a call that returns at once) reads nothing: its plan then costs every kernel the same.
-  const bool empty = M == 0 || N == 0;
-  const double bytes = empty ? 0.0
-                             : static_cast<double>(M * K) * m.a_bytes + static_cast<double>(K * N) * m.b_bytes +
-                                   2.0 * static_cast<double>(M * N) * m.c_bytes;
+  const double bytes = call_bytes(M, N, K);
   // Row streams (see row_streams_pay): per k step and vector of C's columns, M FMAs and a load of B; per pass of
   // 8 k steps, C's M vectors loaded and stored. One call, whose threads share C's vectors. From memory, a thread
   // reads its share of B no faster than its core's share of the memory's bandwidth: priced only as a call's data
@@ -554,8 +562,23 @@ DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
   }
   // A single row of tiles over a streamed B (see direct_streams_b) runs few slices; on two threads without split-K
   // (see split_k) the tiles run the shallow ones in place, which this then prices low.
-  const int64_t slice =
-      direct_streams_b(k, M, N, K, N) ? streamed_depth(k, M, K, kStreamedAFloats) : direct_depth(k, M, N, K, N);
+  if (direct_streams_b(k, M, N, K, N)) {
+    const int64_t slice = streamed_depth(k, M, K, kStreamedAFloats);
+    return tiles_work(id, M, N, K, slice, M, bytes, true);
+  }
+  const int64_t slice = direct_depth(k, M, N, K, N);
+  return tiles_work(id, M, N, K, slice, direct_block_rows(k, M, N, std::min(slice, K)), bytes, false);
+}
+
+// C's register tiles over B in place, in k slices of `slice` and row blocks of `block_rows` rows: each column strip of
+// a block is a call per k slice (see kStripCallLaunches). b_outer: B is streamed from l3 (see
+// run_streamed), and each strip's first tile waits on its rows.
+DirectWork tiles_work(int32_t id, int64_t M, int64_t N, int64_t K, int64_t slice, int64_t block_rows, double bytes,
+                      bool b_outer) {
+  using strata_model::ceil_div;
+  const Kernel& k = kKernels[id];
+  const DirectConstants& rates = kDirect.of[id];
+  const strata_model::Machine& m = kMachine;
   // A tile's k step: its FMAs, its loads (see DirectConstants) or the FMA latency, whichever is longest; a tile of
   // few accumulators at least as deep as thin_sets() runs its k steps as that many chains side by side (see
   // internal.h).
@@ -584,8 +607,19 @@ DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
   if (edge_m > 0) compute_s += static_cast<double>(full_n) * tile_s(edge_m, k.nr);
   if (edge_m > 0 && edge_n > 0) compute_s += tile_s(edge_m, edge_n);
   const int64_t strips_n = full_n + (edge_n > 0 ? 1 : 0);
-  const int64_t block_rows = direct_block_rows(k, M, N, std::min(slice, K));
   const int64_t slices = slice >= K ? 1 : ceil_div(K, slice), blocks = block_rows >= M ? 1 : ceil_div(M, block_rows);
+  // A streamed B's rows reach a strip's first tile kBRowsAhead k steps after it asks for them (see outer_keeps_up),
+  // through a unit's share of l3's bandwidth: its k steps take at least the longer of the two shares.
+  // The strip's later tiles find the rows in l2. Without this wait, the 13x32 kernel's estimate for
+  // 62x768x768 on one thread of a 2-vCPU Xeon VM (L3 at 160 ns, 16 GB/s a core) was 0.36 ms, measured 0.45 ms, and
+  // the 11x16 kernel's 0.41 ms, measured 0.64 ms.
+  if (b_outer) {
+    const strata_model::LevelParams& outer = m.level[m.num_levels - 1];
+    const double b_step_s = std::max(outer.latency_s / kBRowsAhead,
+                                     static_cast<double>(k.nr) * m.b_bytes / outer.bandwidth_Bps);
+    const double wait_s = b_step_s - step_s(std::min<int64_t>(M, k.mr), k.nr, ceil_div(k.nr, kVectorFloats));
+    if (wait_s > 0) compute_s += static_cast<double>(blocks * strips_n * K) * wait_s;
+  }
   const double calls_s = static_cast<double>(slices * blocks * strips_n) * kStripCallLaunches * m.launch_s;
   return DirectWork{compute_s, calls_s, (full_m + (edge_m > 0 ? 1 : 0)) * strips_n, bytes};
 }
@@ -610,6 +644,31 @@ double direct_seconds(const DirectWork& work, int32_t threads) {
     bandwidth = std::min(bandwidth, std::max(from.bandwidth_Bps, m.problem.bandwidth_Bps));
   const double memory_s = from.latency_s + work.bytes / bandwidth;
   return m.launch_s + std::max(compute_s, memory_s) + work.calls_s * busiest;
+}
+
+// (See the packed path.)
+int64_t streamed_rows(const Kernel& k, int64_t rows, int64_t N, int64_t K, int64_t buffer_floats);
+
+// A packed call whose B is streamed (see streamed_rows and run_streamed) runs its register tiles over B in place, as
+// a direct call does, in blocks of `rows` rows, each of which reads all of B and packs its rows of A one k slice at
+// a time into the thread's `a_floats` floats; and each tile of a strip is a call of its own. So it is priced as the
+// direct path's tiles, plus packing A, not as the model's packed blocks, which charged it for packing B it does not
+// pack: on a 2-vCPU Intel Xeon VM, one thread, the 13x32 kernel ran 62x768x768 in 0.46 ms, estimated 1.05 ms, and
+// the plan took a 4x64 kernel, 0.56 ms.
+DirectWork streamed_work(int32_t id, int64_t M, int64_t N, int64_t K, int64_t rows, int64_t a_floats) {
+  using strata_model::ceil_div;
+  const Kernel& k = kKernels[id];
+  const strata_model::Machine& m = kMachine;
+  const int64_t blocks = ceil_div(M, rows);
+  const double bytes = call_bytes(M, N, K) + static_cast<double>((blocks - 1) * K * N) * m.b_bytes;
+  DirectWork work = tiles_work(id, M, N, K, streamed_depth(k, rows, K, a_floats), rows, bytes,
+                               matrix_bytes(K, N) > kDirectBytes);
+  work.calls_s *= static_cast<double>(ceil_div(rows, k.mr));
+  // Packing A, a transpose the thread does before its tiles start, from wherever A lives.
+  const int64_t a_bytes = matrix_bytes(M, K);
+  const strata_model::LevelParams& from = a_bytes <= kDirectBytes ? m.level[1] : m.level[m.num_levels - 1];
+  work.calls_s += static_cast<double>(a_bytes) / from.bandwidth_Bps;
+  return work;
 }
 
 // The thread counts a plan tries: powers of two, then the maximum.
@@ -639,7 +698,12 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts
   const int64_t shape[3] = {M, N, K};
   const bool packed = !use_direct(M, N, K, k);
   double seconds[thread_count_slots()];
-  if (packed) {
+  const int64_t buffer_floats = packed ? thread_floats(k, b_slots(k, M, N, K)) : 0;
+  const int64_t streamed = packed ? streamed_rows(k, M, N, K, buffer_floats) : 0;
+  if (streamed > 0) {
+    const DirectWork work = streamed_work(id, M, N, K, streamed, buffer_floats);
+    for (int i = 0; i < counts.size; ++i) seconds[i] = direct_seconds(work, static_cast<int32_t>(counts.count[i]));
+  } else if (packed) {
     strata_model::estimate_units(kMachine, tiling_of(id), shape, 2, counts.count, counts.size, seconds);
   } else {
     const DirectWork work = direct_work(id, M, N, K);
