@@ -780,15 +780,17 @@ void CheckHostParallelFor(Tally& tally) {
 }
 
 // The dispatcher's plan is the best of the kernels' own plans (kernel_plan), the first kernel on a tie: it skips
-// kernels it can tell would only tie an earlier one (see DirectConstants::twin in dispatch.cpp), and that must not
-// change what it picks. Shapes on both paths, direct (in place) and packed, and on either side of the tiles.
+// kernels it can tell would only tie an earlier one (see DirectConstants::twin in dispatch.cpp) or whose lower bound
+// is no better than the best so far (see WorkFloor), and that must not change what it picks. Shapes on both paths,
+// direct (in place) and packed, streamed or not, and on either side of the tiles.
 void CheckPlanIsBestKernel(Tally& tally) {
   const int32_t kernel_count = {{PACKAGE}}_kernel_count();
   for (int threads : {1, 2, 3}) {
     if (!SetThreads(tally, threads)) continue;
     for (const Shape& s : {Shape{1, 1, 1}, Shape{3, 3, 3}, Shape{1, 768, 768}, Shape{8, 80, 1152},
                            Shape{31, 31, 31}, Shape{100, 100, 100}, Shape{2708, 64, 16}, Shape{24, 3072, 768},
-                           Shape{530, 610, 290}, Shape{1000, 1000, 64}, Shape{2048, 2048, 2048}}) {
+                           Shape{530, 610, 290}, Shape{1000, 1000, 64}, Shape{62, 768, 768}, Shape{4096, 512, 512},
+                           Shape{19717, 121, 16}, Shape{2048, 2048, 2048}}) {
       Plan plan{};
       if ({{PACKAGE}}_plan(s[0], s[1], s[2], &plan) != kOk) {
         tally.Expect(false, Format("plan(%s) failed", ShapeName(s).c_str()));
