@@ -160,11 +160,17 @@ bool rows_share_a_set(int64_t ld) {
 // strips' short rows of B get no help from the prefetchers (13x5000x1500: 0.4x). Medians of interleaved rounds on
 // that Zen 4, one thread: 16x768x768 1.25-1.35x faster, 16x2304x768 1.02-1.23x, 22x768x768 1.21x, 16x256x2304
 // 1.29x, 16x4000x900 1.10x, 21x333x1777 1.19x; two threads 1.07-1.51x; the AVX2 descriptor's tiles 1.0-1.17x.
+// Nor where {{OUTER_CACHE}} is too far for the tiles to outlast its latency (see outer_keeps_up): a strip's first row
+// of tiles then waits on every row of B it reads, where the packed path's streamed B asks for them ahead (on a 2-vCPU
+// Intel Xeon VM whose L3 is 160 ns away, one thread: 16x768x768 1.47x faster packed, 24x768x768 1.52x, 16x2304x768
+// 1.34x, 20x256x2304 1.16x).
+bool outer_keeps_up(const Kernel& k, int64_t rows);  // see the streamed paths below
 bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   if (N <= k.nr) return true;
   if (M <= k.mr) return M <= kDirectRows || k.nr > kVectorFloats;
   const int64_t b_bytes = matrix_bytes(K, N);
-  if (M <= 2 * k.mr && k.nr > kVectorFloats && b_bytes <= kOuterBytes && !rows_share_a_set(K) && !rows_share_a_set(N))
+  if (M <= 2 * k.mr && k.nr > kVectorFloats && b_bytes <= kOuterBytes && outer_keeps_up(k, k.mr) &&
+      !rows_share_a_set(K) && !rows_share_a_set(N))
     return true;
   if (b_bytes <= kDirectBytes && k.nr > kVectorFloats) return true;
   return K <= k.k1 && matrix_bytes(M, K) + b_bytes <= kDirectBytes;

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   0363c5bdaebdfae7caa390bf68cab37e5557638662c23f61075898860931922d  template cpu/dispatch.cpp.tpl
+//   dda26a807dc92e3c6ebea42dd2ecfd4b160f588a74f8932098944d7c010da49f  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -177,11 +177,17 @@ bool rows_share_a_set(int64_t ld) {
 // strips' short rows of B get no help from the prefetchers (13x5000x1500: 0.4x). Medians of interleaved rounds on
 // that Zen 4, one thread: 16x768x768 1.25-1.35x faster, 16x2304x768 1.02-1.23x, 22x768x768 1.21x, 16x256x2304
 // 1.29x, 16x4000x900 1.10x, 21x333x1777 1.19x; two threads 1.07-1.51x; the AVX2 descriptor's tiles 1.0-1.17x.
+// Nor where l3 is too far for the tiles to outlast its latency (see outer_keeps_up): a strip's first row
+// of tiles then waits on every row of B it reads, where the packed path's streamed B asks for them ahead (on a 2-vCPU
+// Intel Xeon VM whose L3 is 160 ns away, one thread: 16x768x768 1.47x faster packed, 24x768x768 1.52x, 16x2304x768
+// 1.34x, 20x256x2304 1.16x).
+bool outer_keeps_up(const Kernel& k, int64_t rows);  // see the streamed paths below
 bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   if (N <= k.nr) return true;
   if (M <= k.mr) return M <= kDirectRows || k.nr > kVectorFloats;
   const int64_t b_bytes = matrix_bytes(K, N);
-  if (M <= 2 * k.mr && k.nr > kVectorFloats && b_bytes <= kOuterBytes && !rows_share_a_set(K) && !rows_share_a_set(N))
+  if (M <= 2 * k.mr && k.nr > kVectorFloats && b_bytes <= kOuterBytes && outer_keeps_up(k, k.mr) &&
+      !rows_share_a_set(K) && !rows_share_a_set(N))
     return true;
   if (b_bytes <= kDirectBytes && k.nr > kVectorFloats) return true;
   return K <= k.k1 && matrix_bytes(M, K) + b_bytes <= kDirectBytes;
