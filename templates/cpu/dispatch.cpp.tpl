@@ -162,8 +162,8 @@ bool rows_share_a_set(int64_t ld) {
 // 1.29x, 16x4000x900 1.10x, 21x333x1777 1.19x; two threads 1.07-1.51x; the AVX2 descriptor's tiles 1.0-1.17x.
 // Nor where {{OUTER_CACHE}} is too far for the tiles to outlast its latency (see outer_keeps_up): a strip's first row
 // of tiles then waits on every row of B it reads, where the packed path's streamed B asks for them ahead (on a 2-vCPU
-// Intel Xeon VM whose L3 is 160 ns away, one thread: 16x768x768 1.47x faster packed, 24x768x768 1.52x, 16x2304x768
-// 1.34x, 20x256x2304 1.16x).
+// Intel Xeon VM whose L3 is 160 ns away, medians of per-round ratios in tools/ab.sh, one thread: 16x768x768 1.15x
+// faster packed, 24x768x768 1.45x, 16x2304x768 1.09x, 24x2304x768 1.23x; two threads 1.37-1.83x).
 bool outer_keeps_up(const Kernel& k, int64_t rows);  // see the streamed paths below
 bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   if (N <= k.nr) return true;

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   dda26a807dc92e3c6ebea42dd2ecfd4b160f588a74f8932098944d7c010da49f  template cpu/dispatch.cpp.tpl
+//   fbc8c232412b22e3476f6a34b578f1213e332b2ead311fcf8ad69fa3b9f144e4  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -179,8 +179,8 @@ bool rows_share_a_set(int64_t ld) {
 // 1.29x, 16x4000x900 1.10x, 21x333x1777 1.19x; two threads 1.07-1.51x; the AVX2 descriptor's tiles 1.0-1.17x.
 // Nor where l3 is too far for the tiles to outlast its latency (see outer_keeps_up): a strip's first row
 // of tiles then waits on every row of B it reads, where the packed path's streamed B asks for them ahead (on a 2-vCPU
-// Intel Xeon VM whose L3 is 160 ns away, one thread: 16x768x768 1.47x faster packed, 24x768x768 1.52x, 16x2304x768
-// 1.34x, 20x256x2304 1.16x).
+// Intel Xeon VM whose L3 is 160 ns away, medians of per-round ratios in tools/ab.sh, one thread: 16x768x768 1.15x
+// faster packed, 24x768x768 1.45x, 16x2304x768 1.09x, 24x2304x768 1.23x; two threads 1.37-1.83x).
 bool outer_keeps_up(const Kernel& k, int64_t rows);  // see the streamed paths below
 bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   if (N <= k.nr) return true;
