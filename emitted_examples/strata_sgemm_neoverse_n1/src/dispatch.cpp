@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   fbc8c232412b22e3476f6a34b578f1213e332b2ead311fcf8ad69fa3b9f144e4  template cpu/dispatch.cpp.tpl
+//   714cf79d2110c85fe2d420dacfaeb93be47d61c8a23c3f085f09d79860fa67ea  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -762,11 +762,14 @@ bool cannot_beat(double work_s, const ThreadCounts& counts, double beat_s, doubl
   return true;
 }
 
-// The best plan for kernel `id`, or none (seconds infinite) where it cannot beat beat_s, nor on one thread
-// beat_alone_s (see the lower bounds above). Its row_shares are left at 1: the grid matters only for the plan that
-// wins, and choose_plan_slow() works it out for that one alone.
-Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts& counts, double beat_s,
-                 double beat_alone_s) {
+// Offers kernel `id`'s plans to the best so far: *best, on any of `counts` threads, and *alone, on one thread, each
+// replaced where the kernel is faster (on a tie the earlier stays). A kernel whose lower bound cannot beat either
+// (see above) is not priced in full. The plans' row_shares are left at 1: the grid matters only for the plan that
+// wins, and choose_plan_slow() works it out for that one alone. (The plans are written field by field rather than
+// returned: a returned Plan, copied out in wide loads of the callee's narrow stores, stalled each offer on store
+// forwarding.)
+void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts& counts, Plan* best,
+                  Plan::Alone* alone) {
   const Kernel& k = kKernels[id];
   const int64_t shape[3] = {M, N, K};
   const bool packed = !use_direct(M, N, K, k);
@@ -778,8 +781,7 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts
   const double work_s = packed && streamed == 0
                             ? floor.packed_mac_s * m * n * depth + floor.pack_a_s * m * depth + floor.pack_b_s * depth * n
                             : floor.mac_s * m * n * depth;
-  const double none = std::numeric_limits<double>::infinity();
-  if (cannot_beat(work_s, counts, beat_s, beat_alone_s)) return Plan{id, 1, packed, none, 1, {id, packed, none}};
+  if (cannot_beat(work_s, counts, best->seconds, alone->seconds)) return;
   if (streamed > 0) {
     const DirectWork work = streamed_work(id, M, N, K, streamed, buffer_floats);
     for (int i = 0; i < counts.size; ++i) seconds[i] = direct_seconds(work, static_cast<int32_t>(counts.count[i]));
@@ -789,17 +791,24 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts
     const DirectWork work = direct_work(id, M, N, K);
     for (int i = 0; i < counts.size; ++i) seconds[i] = direct_seconds(work, static_cast<int32_t>(counts.count[i]));
   }
-  Plan best{id, 1, packed, none, 1, {id, packed, 0.0}};
   for (int i = 0; i < counts.size; ++i) {
     const int32_t threads = static_cast<int32_t>(counts.count[i]);
     if (threads > 1) seconds[i] += kParallelRegionSeconds;  // each path runs one parallel region per call
-    if (threads == 1) best.alone.seconds = seconds[i];
-    if (seconds[i] < best.seconds) best = Plan{id, threads, packed, seconds[i], 1, best.alone};
+    if (threads == 1 && seconds[i] < alone->seconds) {
+      alone->kernel = id;
+      alone->packed = packed;
+      alone->seconds = seconds[i];
+    }
+    if (seconds[i] < best->seconds) {
+      best->kernel = id;
+      best->threads = threads;
+      best->packed = packed;
+      best->seconds = seconds[i];
+    }
   }
-  return best;
 }
 
-// plan_kernel() for one kernel, with every function it calls inlined (GCC's and Clang's flatten), so that the
+// offer_kernel() for one kernel, with every function it calls inlined (GCC's and Clang's flatten), so that the
 // kernel's tiles, depths and rates are constants there: divisions by them become multiplies, and the branches on
 // them fold. On a 2-vCPU Intel Xeon VM that took a cold plan from 157 to 83 ns (100x100x100, two threads) and from
 // 104 to 72 ns (8x80x1152, one thread).
@@ -809,18 +818,18 @@ Plan plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts
 #define STRATA_SGEMM_NEOVERSE_N1_FLATTEN
 #endif
 template <int32_t kId>
-STRATA_SGEMM_NEOVERSE_N1_FLATTEN Plan plan_kernel_of(int64_t M, int64_t N, int64_t K, const ThreadCounts& counts, double beat_s,
-                                        double beat_alone_s) {
-  return plan_kernel(kId, M, N, K, counts, beat_s, beat_alone_s);
+STRATA_SGEMM_NEOVERSE_N1_FLATTEN void offer_kernel_of(int64_t M, int64_t N, int64_t K, const ThreadCounts& counts, Plan* best,
+                                         Plan::Alone* alone) {
+  offer_kernel(kId, M, N, K, counts, best, alone);
 }
 
-using KernelPlanner = Plan (*)(int64_t, int64_t, int64_t, const ThreadCounts&, double, double);
+using KernelPlanner = void (*)(int64_t, int64_t, int64_t, const ThreadCounts&, Plan*, Plan::Alone*);
 struct Planners {
   KernelPlanner of[kKernelCount];
 };
 template <int32_t... kIds>
 constexpr Planners planners(std::integer_sequence<int32_t, kIds...>) {
-  return Planners{ {&plan_kernel_of<kIds>...} };
+  return Planners{ {&offer_kernel_of<kIds>...} };
 }
 constexpr Planners kPlanners = planners(std::make_integer_sequence<int32_t, kKernelCount>());
 
@@ -867,31 +876,35 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
   }
   const ThreadCounts counts = thread_counts(max_threads);
   const double none = std::numeric_limits<double>::infinity();
-  Plan best = kPlanners.of[forced >= 0 ? forced : 0](M, N, K, counts, none, none);
+  const int32_t first = forced >= 0 ? forced : 0;
+  Plan best{first, 1, false, none, 1, {first, false, none}};
   Plan::Alone alone = best.alone;
+  kPlanners.of[first](M, N, K, counts, &best, &alone);
   if (forced < 0)
     for (int32_t id = 1; id < kKernelCount; ++id) {
       if (kDirect.of[id].twin >= 0 && use_direct(M, N, K, kKernels[id])) continue;  // it would tie its twin
-      const Plan p = kPlanners.of[id](M, N, K, counts, best.seconds, alone.seconds);
-      if (p.seconds < best.seconds) best = p;
-      if (p.alone.seconds < alone.seconds) alone = p.alone;
+      kPlanners.of[id](M, N, K, counts, &best, &alone);
     }
   best.alone = alone;
   if (best.packed && best.threads > 1)
     best.row_shares = row_shares_for(kKernels[best.kernel], M, N, K, best.threads);
-  PlanCache::Entry& entry = cache.entries[cache.next];
-  entry = PlanCache::Entry{M, N, K, max_threads, forced, best, false, nullptr, false};
+  // Whether a call the entry answers skips execute(), and how (see PlanCache::Entry).
   const Kernel& k = kKernels[best.kernel];
   const int64_t limit = int64_t{1} << 30;
+  bool at_once = false, single_fetch_a = false;
+  TileFn single = nullptr;
   if (best.threads == 1 && !best.packed && M > 0 && N > 0 && K > 0 && M < limit && N < limit && K < limit &&
       cpu_supported()) {
-    entry.at_once = true;
+    at_once = true;
     if (one_tile(M, N, K, k)) {
-      entry.single = k.direct;
-      entry.single_fetch_a = matrix_bytes(M, K) > kStreamABytes;
+      single = k.direct;
+      single_fetch_a = matrix_bytes(M, K) > kStreamABytes;
     }
   }
-  cache.front = cache.entries[cache.next];
+  // Both copies built from the values, not one copied from the other: the copy's wide loads of the entry's narrow
+  // stores stalled on store forwarding.
+  cache.entries[cache.next] = PlanCache::Entry{M, N, K, max_threads, forced, best, at_once, single, single_fetch_a};
+  cache.front = PlanCache::Entry{M, N, K, max_threads, forced, best, at_once, single, single_fetch_a};
   cache.next = (cache.next + 1) % PlanCache::kEntries;
   cache.used = std::min(cache.used + 1, PlanCache::kEntries);
   return cache.front.plan;
