@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   f3957c2d963d3e7f42175ffb815fca4c3a0706aaee281ed639b646e5c79634b9  template cpu/ukernel.cpp.tpl
+//   60fd64f943d76530dd19cde17a2e52e451cc9dc260b7ef098dd668f1d5eaf36c  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 13 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).

@@ -4,7 +4,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   f3957c2d963d3e7f42175ffb815fca4c3a0706aaee281ed639b646e5c79634b9  template cpu/ukernel.cpp.tpl
+//   60fd64f943d76530dd19cde17a2e52e451cc9dc260b7ef098dd668f1d5eaf36c  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 9 x 48 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 116.90 GFLOP/s (1.89e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -417,8 +417,16 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   // cycle, where the single step's bookkeeping fits beside its FMAs and the unrolled loop's reloads did not (one
   // thread of an AMD Zen 4, 512-bit FMAs on one pipe: 13x13x13 1.24x faster, 31x13x64 1.10x, 19717x16x64 1.08x,
   // 64x16x64 1.08x, 7x13x64 1.08x, 2708x16x128 1.06x); with two pipes it lost 3-8% (a Cascade Lake Xeon).
-  constexpr bool kUnrolled = kPackedA || (kVecs == 1 && kFmaPipes > 1);
-  for (; kUnrolled && p + 8 <= unmasked; p += 8, a += 8 * a_cs, b += 8 * b_rs) {
+  // So does a tile over a streamed B (packed A, B in place) whose rows lie kFarRowBytes or more apart: its unrolled
+  // step reads as many of them, each in a page of its own, as it unrolls. On one thread of a 2-vCPU Intel Xeon VM
+  // (tools/ab.sh, medians of per-round ratios), rows 9 KiB apart ran 1.41-1.49x faster in single steps than unrolled
+  // by 8 (43x2304x768, 62x2304x768, 100x2304x768, 128x2304x768; unrolled by 4, forced: 1.01-1.06x), rows 12 KiB
+  // apart alike (62x3072x768 1.01x, 100x3072x768 1.00x), and rows 3 KiB apart 0.90-0.93x (62x768x768, 100x768x3072,
+  // 128x768x3072).
+  constexpr int64_t kFarRowBytes = int64_t{8} << 10;
+  constexpr bool kUnrolled = kPackedB || (kVecs == 1 && kFmaPipes > 1);
+  const bool unrolled = kUnrolled || (kPackedA && t.ldb * static_cast<int64_t>(sizeof(float)) < kFarRowBytes);
+  for (; unrolled && p + 8 <= unmasked; p += 8, a += 8 * a_cs, b += 8 * b_rs) {
     if constexpr (kPackedA)
       if (c_row < kRows) prefetch_c_row<kVecs>(t.c + c_row++ * t.ldc, t.cols);
     fetch_a_ahead<kRows, kAheadRows, 8>(t, p);
