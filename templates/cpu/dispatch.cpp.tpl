@@ -466,11 +466,16 @@ struct DirectWork {
 // profiled step and the level-1 depth, so two kernels that differ only in their packed blocking (several levels 1 and
 // 2 over one register tile) run a direct call alike, and the model gives them the same time. The later one can then
 // only tie the earlier, which wins ties, and a plan skips it (the package tools/bench.sh generated on an Emerald
-// Rapids Xeon holds 9 kernels on 4 micro-kernels, 3 of them such twins).
+// Rapids Xeon holds 9 kernels on 4 micro-kernels, 3 of them such twins). The level-1 depth matters only where B is
+// larger than {{DIRECT_CACHE}}'s kDirectBytes (it sets the k slices of a B that does not stay there) or for use_direct's
+// choice itself, so two kernels that differ in it too are twins for a call whose B fits and which both run in place
+// (loose_twin): a package generated on a 2-vCPU Intel Xeon VM held 11 kernels on 4 micro-kernels, 7 of which ran
+// 8x80x1152 in place, 4 of them alike.
 struct DirectConstants {
-  double fma_s;   // one FMA of the tile step: the (profiled) step over its mr x nr x ku FMAs
-  double load_s;  // one load in place
-  int32_t twin;   // the first earlier kernel with the same direct path, or -1
+  double fma_s;        // one FMA of the tile step: the (profiled) step over its mr x nr x ku FMAs
+  double load_s;       // one load in place
+  int32_t twin;        // the first earlier kernel with the same direct path, or -1
+  int32_t loose_twin;  // the first earlier kernel with the same direct path but for the level-1 depth, or -1
 };
 
 struct DirectTable {
@@ -497,15 +502,17 @@ constexpr DirectTable direct_table() {
     const int64_t full_vectors = (k.nr + kVectorFloats - 1) / kVectorFloats;
     const double vector_load_s = static_cast<double>(kVectorFloats) * m.b_bytes / m.level[0].bandwidth_Bps;
     const double step_load_s = step_s / static_cast<double>(k.ku * (k.mr + full_vectors));
-    int32_t twin = -1;
+    int32_t twin = -1, loose_twin = -1;
     for (int32_t j = id - 1; j >= 0; --j) {
       const Kernel& e = kKernels[j];
-      if (same_micro_kernel(e.name, k.name) && e.mr == k.mr && e.nr == k.nr && e.ku == k.ku && e.k1 == k.k1 &&
-          e.level0_seconds == k.level0_seconds)
-        twin = j;
+      if (same_micro_kernel(e.name, k.name) && e.mr == k.mr && e.nr == k.nr && e.ku == k.ku &&
+          e.level0_seconds == k.level0_seconds) {
+        loose_twin = j;
+        if (e.k1 == k.k1) twin = j;
+      }
     }
     table.of[id] = DirectConstants{step_s / static_cast<double>(k.mr * k.nr * k.ku),
-                                   vector_load_s < step_load_s ? vector_load_s : step_load_s, twin};
+                                   vector_load_s < step_load_s ? vector_load_s : step_load_s, twin, loose_twin};
   }
   return table;
 }
@@ -866,7 +873,11 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
   kPlanners.of[first](M, N, K, counts, &best, &alone);
   if (forced < 0)
     for (int32_t id = 1; id < kKernelCount; ++id) {
-      if (kDirect.of[id].twin >= 0 && use_direct(M, N, K, kKernels[id])) continue;  // it would tie its twin
+      const DirectConstants& d = kDirect.of[id];
+      if (d.twin >= 0 && use_direct(M, N, K, kKernels[id])) continue;  // it would tie its twin
+      if (d.loose_twin >= 0 && matrix_bytes(K, N) <= kDirectBytes && use_direct(M, N, K, kKernels[id]) &&
+          use_direct(M, N, K, kKernels[d.loose_twin]))
+        continue;  // likewise
       kPlanners.of[id](M, N, K, counts, &best, &alone);
     }
   best.alone = alone;
