@@ -741,8 +741,8 @@ constexpr double fixed_units() {
   return units;
 }
 
-// Whether kernel `id`'s plan, on any of `counts` threads, would be no better than beat_s (or, on one thread, than
-// beat_alone_s), its work being at least work_s on one unit.
+// Whether a kernel whose work takes at least work_s on one unit would be no better, on any of `counts` threads, than
+// beat_s (nor, on one thread, than beat_alone_s).
 bool cannot_beat(double work_s, const ThreadCounts& counts, double beat_s, double beat_alone_s) {
   const double spread_s = work_s / fixed_units();
   for (int i = 0; i < counts.size; ++i) {
@@ -755,10 +755,9 @@ bool cannot_beat(double work_s, const ThreadCounts& counts, double beat_s, doubl
 
 // Offers kernel `id`'s plans to the best so far: *best, on any of `counts` threads, and *alone, on one thread, each
 // replaced where the kernel is faster (on a tie the earlier stays). A kernel whose lower bound cannot beat either
-// (see above) is not priced in full. The plans' row_shares are left at 1: the grid matters only for the plan that
-// wins, and choose_plan_slow() works it out for that one alone. (The plans are written field by field rather than
-// returned: a returned Plan, copied out in wide loads of the callee's narrow stores, stalled each offer on store
-// forwarding.)
+// (see above) is not priced in full. best->row_shares is left as it is: the grid matters only for the plan that wins,
+// and choose_plan_slow() works it out for that one alone. (The plans are written field by field rather than returned:
+// a returned Plan, copied out in wide loads of the callee's narrow stores, stalled each offer on store forwarding.)
 void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts& counts, Plan* best,
                   Plan::Alone* alone) {
   const Kernel& k = kKernels[id];
@@ -801,8 +800,8 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCount
 
 // offer_kernel() for one kernel, with every function it calls inlined (GCC's and Clang's flatten), so that the
 // kernel's tiles, depths and rates are constants there: divisions by them become multiplies, and the branches on
-// them fold. On a 2-vCPU Intel Xeon VM that took a cold plan from 157 to 83 ns (100x100x100, two threads) and from
-// 104 to 72 ns (8x80x1152, one thread).
+// them fold. On a 2-vCPU Intel Xeon VM that took cold plans, timed back to back, from 157 to 83 ns (100x100x100, two
+// threads) and from 104 to 72 ns (8x80x1152, one thread).
 #if defined(__GNUC__)
 #define {{PACKAGE_UPPER}}_FLATTEN __attribute__((flatten))
 #else
