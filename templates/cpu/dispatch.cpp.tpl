@@ -754,15 +754,22 @@ bool cannot_beat(double work_s, const ThreadCounts& counts, double beat_s, doubl
 }
 
 // Offers kernel `id`'s plans to the best so far: *best, on any of `counts` threads, and *alone, on one thread, each
-// replaced where the kernel is faster (on a tie the earlier stays). A kernel whose lower bound cannot beat either
-// (see above) is not priced in full. best->row_shares is left as it is: the grid matters only for the plan that wins,
+// replaced where the kernel is faster (on a tie the earlier stays). skip_twins: a kernel that would run the call in
+// place as an earlier one does (its twin or, where that applies, its loose twin; see DirectConstants) offers nothing,
+// as it would only tie. A kernel whose lower bound cannot beat either (see above) is not priced in full. best->row_shares is left as it is: the grid matters only for the plan that wins,
 // and choose_plan_slow() works it out for that one alone. (The plans are written field by field rather than returned:
 // a returned Plan, copied out in wide loads of the callee's narrow stores, stalled each offer on store forwarding.)
-void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts& counts, Plan* best,
-                  Plan::Alone* alone) {
+void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts& counts, bool skip_twins,
+                  Plan* best, Plan::Alone* alone) {
   const Kernel& k = kKernels[id];
   const int64_t shape[3] = {M, N, K};
   const bool packed = !use_direct(M, N, K, k);
+  if (skip_twins && !packed) {
+    const DirectConstants& d = kDirect.of[id];
+    if (d.twin >= 0) return;  // it would tie its twin
+    if (d.loose_twin >= 0 && matrix_bytes(K, N) <= kDirectBytes && use_direct(M, N, K, kKernels[d.loose_twin]))
+      return;  // likewise
+  }
   double seconds[thread_count_slots()];
   const int64_t buffer_floats = packed ? thread_floats(k, b_slots(k, M, N, K)) : 0;
   const int64_t streamed = packed ? streamed_rows(k, M, N, K, buffer_floats) : 0;
@@ -808,12 +815,12 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCount
 #define {{PACKAGE_UPPER}}_FLATTEN
 #endif
 template <int32_t kId>
-{{PACKAGE_UPPER}}_FLATTEN void offer_kernel_of(int64_t M, int64_t N, int64_t K, const ThreadCounts& counts, Plan* best,
-                                         Plan::Alone* alone) {
-  offer_kernel(kId, M, N, K, counts, best, alone);
+{{PACKAGE_UPPER}}_FLATTEN void offer_kernel_of(int64_t M, int64_t N, int64_t K, const ThreadCounts& counts,
+                                         bool skip_twins, Plan* best, Plan::Alone* alone) {
+  offer_kernel(kId, M, N, K, counts, skip_twins, best, alone);
 }
 
-using KernelPlanner = void (*)(int64_t, int64_t, int64_t, const ThreadCounts&, Plan*, Plan::Alone*);
+using KernelPlanner = void (*)(int64_t, int64_t, int64_t, const ThreadCounts&, bool, Plan*, Plan::Alone*);
 struct Planners {
   KernelPlanner of[kKernelCount];
 };
@@ -867,18 +874,13 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
   const ThreadCounts counts = thread_counts(max_threads);
   const double none = std::numeric_limits<double>::infinity();
   const int32_t first = forced >= 0 ? forced : 0;
+  // (alone made from the values, not copied from best.alone: the copy's wide load of best's narrow stores stalled on
+  // store forwarding, 5 of a cold plan's 130 ns.)
   Plan best{first, 1, false, none, 1, {first, false, none}};
-  Plan::Alone alone = best.alone;
-  kPlanners.of[first](M, N, K, counts, &best, &alone);
+  Plan::Alone alone{first, false, none};
+  kPlanners.of[first](M, N, K, counts, false, &best, &alone);
   if (forced < 0)
-    for (int32_t id = 1; id < kKernelCount; ++id) {
-      const DirectConstants& d = kDirect.of[id];
-      if (d.twin >= 0 && use_direct(M, N, K, kKernels[id])) continue;  // it would tie its twin
-      if (d.loose_twin >= 0 && matrix_bytes(K, N) <= kDirectBytes && use_direct(M, N, K, kKernels[id]) &&
-          use_direct(M, N, K, kKernels[d.loose_twin]))
-        continue;  // likewise
-      kPlanners.of[id](M, N, K, counts, &best, &alone);
-    }
+    for (int32_t id = 1; id < kKernelCount; ++id) kPlanners.of[id](M, N, K, counts, true, &best, &alone);
   best.alone = alone;
   if (best.packed && best.threads > 1)
     best.row_shares = row_shares_for(kKernels[best.kernel], M, N, K, best.threads);
