@@ -518,6 +518,32 @@ constexpr DirectTable direct_table() {
 }
 
 constexpr DirectTable kDirect = direct_table();
+
+// The least time a k step of a tile of `accumulators` vector accumulators takes, its FMA chains run side by side in
+// thin_sets() sets when K has that many steps (see step_s in tiles_work): by accumulator count, worked out here. A cold
+// plan prices every kernel's edge tiles, whose heights are known only then, and the integer and floating-point
+// divisions of working it out per tile were on its critical path.
+struct ChainStep {
+  int64_t sets;      // thin_sets() of the tile
+  double latency_s;  // one FMA's latency over the sets
+};
+struct ChainSteps {
+  ChainStep of[kChains / 2 + 1];  // [0]: the tiles of more than kChains / 2 accumulators, one set
+  const ChainStep& operator()(int64_t accumulators) const {
+    return of[accumulators * 2 > kChains ? 0 : accumulators];
+  }
+};
+constexpr ChainSteps chain_steps() {
+  ChainSteps steps{};
+  steps.of[0] = ChainStep{1, kMachine.fma_latency_s};
+  for (int a = 1; a <= kChains / 2; ++a) {
+    const int sets = thin_sets(a, 1);
+    steps.of[a] = ChainStep{sets, kMachine.fma_latency_s / static_cast<double>(sets)};
+  }
+  return steps;
+}
+constexpr ChainSteps kChainSteps = chain_steps();
+
 // Reading and writing one element of C, at level 0's bandwidth.
 constexpr double kDirectCElementSeconds = 2.0 * kMachine.c_bytes / kMachine.level[0].bandwidth_Bps;
 
@@ -581,8 +607,8 @@ DirectWork tiles_work(int32_t id, int64_t M, int64_t N, int64_t K, int64_t slice
   // internal.h).
   auto step_s = [&](int64_t rows, int64_t cols, int64_t vectors) {
     const double elements = static_cast<double>(rows * cols);
-    const int sets = thin_sets(static_cast<int>(rows), static_cast<int>(vectors));
-    const double latency_s = K >= sets ? m.fma_latency_s / sets : m.fma_latency_s;
+    const ChainStep& chains = kChainSteps(rows * vectors);
+    const double latency_s = K >= chains.sets ? chains.latency_s : m.fma_latency_s;
     return std::max({elements * rates.fma_s, static_cast<double>(rows + vectors) * rates.load_s, latency_s});
   };
   // A one-vector tile taller than kDirectRows over slices of at most kSplitBytes of B runs as two shorter tiles,

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   af749720b0cb24dbda7055f7558024cd1eee0ca16afe2387f1208d229b19c3fc  template cpu/dispatch.cpp.tpl
+//   fc26ffd0ee22cbecdb29d5d6933c949ac75d28846a83f4669dfe58e60c1d70a9  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -534,6 +534,32 @@ constexpr DirectTable direct_table() {
 }
 
 constexpr DirectTable kDirect = direct_table();
+
+// The least time a k step of a tile of `accumulators` vector accumulators takes, its FMA chains run side by side in
+// thin_sets() sets when K has that many steps (see step_s in tiles_work): by accumulator count, worked out here. A cold
+// plan prices every kernel's edge tiles, whose heights are known only then, and the integer and floating-point
+// divisions of working it out per tile were on its critical path.
+struct ChainStep {
+  int64_t sets;      // thin_sets() of the tile
+  double latency_s;  // one FMA's latency over the sets
+};
+struct ChainSteps {
+  ChainStep of[kChains / 2 + 1];  // [0]: the tiles of more than kChains / 2 accumulators, one set
+  const ChainStep& operator()(int64_t accumulators) const {
+    return of[accumulators * 2 > kChains ? 0 : accumulators];
+  }
+};
+constexpr ChainSteps chain_steps() {
+  ChainSteps steps{};
+  steps.of[0] = ChainStep{1, kMachine.fma_latency_s};
+  for (int a = 1; a <= kChains / 2; ++a) {
+    const int sets = thin_sets(a, 1);
+    steps.of[a] = ChainStep{sets, kMachine.fma_latency_s / static_cast<double>(sets)};
+  }
+  return steps;
+}
+constexpr ChainSteps kChainSteps = chain_steps();
+
 // Reading and writing one element of C, at level 0's bandwidth.
 constexpr double kDirectCElementSeconds = 2.0 * kMachine.c_bytes / kMachine.level[0].bandwidth_Bps;
 
@@ -597,8 +623,8 @@ DirectWork tiles_work(int32_t id, int64_t M, int64_t N, int64_t K, int64_t slice
   // internal.h).
   auto step_s = [&](int64_t rows, int64_t cols, int64_t vectors) {
     const double elements = static_cast<double>(rows * cols);
-    const int sets = thin_sets(static_cast<int>(rows), static_cast<int>(vectors));
-    const double latency_s = K >= sets ? m.fma_latency_s / sets : m.fma_latency_s;
+    const ChainStep& chains = kChainSteps(rows * vectors);
+    const double latency_s = K >= chains.sets ? chains.latency_s : m.fma_latency_s;
     return std::max({elements * rates.fma_s, static_cast<double>(rows + vectors) * rates.load_s, latency_s});
   };
   // A one-vector tile taller than kDirectRows over slices of at most kSplitBytes of B runs as two shorter tiles,
