@@ -4,7 +4,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   fc26ffd0ee22cbecdb29d5d6933c949ac75d28846a83f4669dfe58e60c1d70a9  template cpu/dispatch.cpp.tpl
+//   45cb022903844feacb1fb2a6392fb683d70d8caed159e580e72d69dd253b6f50  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -467,8 +467,12 @@ struct DirectWork {
   double compute_s;  // every tile, on one thread
   double calls_s;    // every strip's call, on one thread
   int64_t tiles;
-  double bytes;  // A, B and C read, and C written
+  double bytes;     // A, B and C read, and C written
+  double per_tile;  // 1 / tiles (0 for none): once per kernel, not per thread count (see direct_seconds)
 };
+DirectWork direct_work_of(double compute_s, double calls_s, int64_t tiles, double bytes) {
+  return DirectWork{compute_s, calls_s, tiles, bytes, tiles > 0 ? 1.0 / static_cast<double>(tiles) : 0.0};
+}
 
 // A k step of a tile in place loads one element of A per row (a broadcast) and its vectors of B: a tile with few rows
 // or columns has few FMAs per load, and its loads bound it, which scaling the profiled step by the tile's share of the
@@ -596,7 +600,7 @@ DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
           m.problem.bandwidth_Bps / static_cast<double>(m.level[m.num_levels - 1].parallel_units);
       compute_s = std::max(compute_s, b_bytes / core_share_Bps);
     }
-    return DirectWork{compute_s, kStripCallLaunches * m.launch_s, vectors, bytes};
+    return direct_work_of(compute_s, kStripCallLaunches * m.launch_s, vectors, bytes);
   }
   // A single row of tiles over a streamed B (see direct_streams_b) runs few slices; on two threads without split-K
   // (see split_k) the tiles run the shallow ones in place, which this then prices low.
@@ -659,28 +663,38 @@ DirectWork tiles_work(int32_t id, int64_t M, int64_t N, int64_t K, int64_t slice
     if (wait_s > 0) compute_s += static_cast<double>(blocks * strips_n * K) * wait_s;
   }
   const double calls_s = static_cast<double>(slices * blocks * strips_n) * kStripCallLaunches * m.launch_s;
-  return DirectWork{compute_s, calls_s, (full_m + (edge_m > 0 ? 1 : 0)) * strips_n, bytes};
+  return direct_work_of(compute_s, calls_s, (full_m + (edge_m > 0 ? 1 : 0)) * strips_n, bytes);
 }
 
-double direct_seconds(const DirectWork& work, int32_t threads) {
-  using strata_model::ceil_div;
+// The inverse of a level's bandwidth, for direct_seconds.
+constexpr double seconds_per_byte(const strata_model::LevelParams& level) { return 1.0 / level.bandwidth_Bps; }
+
+// (share: 1 / threads.) Multiplies rather than divides, for the reason ThreadCounts gives: the busiest thread's tiles,
+// ceil(tiles / threads), come from tiles * share, which is within a few parts in 2^53 of the quotient (an integer
+// exactly when threads divides tiles, else at least 1 / threads above one), truncated after adding 1 - 1e-6.
+double direct_seconds(const DirectWork& work, int64_t threads, double share) {
   const strata_model::Machine& m = kMachine;
   double busiest = 1.0;  // the busiest thread's share of the tiles
-  if (work.tiles == 0)
+  if (work.tiles == 0) {
     busiest = 0.0;
-  else if (threads > 1)
-    busiest = static_cast<double>(ceil_div(work.tiles, threads)) / static_cast<double>(work.tiles);
+  } else if (threads > 1) {
+    const double tiles = static_cast<double>(work.tiles);
+    busiest = static_cast<double>(static_cast<int64_t>(tiles * share + (1.0 - 1e-6))) * work.per_tile;
+  }
   const double compute_s = work.compute_s * busiest;
   // Each thread streams its share at its own bandwidth: l2's, or l3's per-unit share (which
   // was measured with every unit reading at once) when they do not fit there. Only what does not fit in
   // l3 either shares the memory's bandwidth: capping data that stays in l3 at it made two
   // threads look no faster than one on 8x256x2304, so a call on two ran alone (257 us; 122 us on both threads).
+  constexpr double kDirectByteS = seconds_per_byte(kMachine.level[1]);
+  constexpr double kOuterByteS = seconds_per_byte(kMachine.level[kMachine.num_levels - 1]);
+  constexpr double kMemoryByteS = seconds_per_byte(kMachine.problem);
   const bool cached = work.bytes <= static_cast<double>(kDirectBytes);
-  const strata_model::LevelParams& from = cached ? m.level[1] : m.level[m.num_levels - 1];
-  double bandwidth = from.bandwidth_Bps * static_cast<double>(threads);
-  if (work.bytes > static_cast<double>(kOuterBytes))
-    bandwidth = std::min(bandwidth, std::max(from.bandwidth_Bps, m.problem.bandwidth_Bps));
-  const double memory_s = from.latency_s + work.bytes / bandwidth;
+  const double latency_s = cached ? m.level[1].latency_s : m.level[m.num_levels - 1].latency_s;
+  const double byte_s = cached ? kDirectByteS : kOuterByteS;
+  double thread_byte_s = byte_s * share;
+  if (work.bytes > static_cast<double>(kOuterBytes)) thread_byte_s = std::max(thread_byte_s, std::min(byte_s, kMemoryByteS));
+  const double memory_s = latency_s + work.bytes * thread_byte_s;
   return m.launch_s + std::max(compute_s, memory_s) + work.calls_s * busiest;
 }
 
@@ -716,16 +730,24 @@ constexpr int thread_count_slots() {
   return slots;
 }
 
+// With each count, a thread's share (1 / count), which prices multiply by: a cold plan prices every kernel on every
+// count, and a division per price lay on its critical path.
 struct ThreadCounts {
   int64_t count[thread_count_slots()];
+  double share[thread_count_slots()];
   int size;
 };
 
 ThreadCounts thread_counts(int32_t max_threads) {
-  ThreadCounts t{};
+  // Only the slots below size are ever read, so only they are written: cleared whole, the struct was a `rep stos`,
+  // whose stores the prices' loads of the counts could not take from the store buffer.
+  ThreadCounts t;
+  t.size = 0;
   for (int32_t threads = 1; threads <= max_threads;
-       threads = threads == max_threads ? max_threads + 1 : std::min(threads * 2, max_threads))
-    t.count[t.size++] = threads;
+       threads = threads == max_threads ? max_threads + 1 : std::min(threads * 2, max_threads)) {
+    t.count[t.size] = threads;
+    t.share[t.size++] = 1.0 / static_cast<double>(threads);
+  }
   return t;
 }
 
@@ -822,12 +844,12 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCount
   if (cannot_beat(work_s, counts, best->seconds, alone->seconds)) return;
   if (streamed > 0) {
     const DirectWork work = streamed_work(id, M, N, K, streamed, buffer_floats);
-    for (int i = 0; i < counts.size; ++i) seconds[i] = direct_seconds(work, static_cast<int32_t>(counts.count[i]));
+    for (int i = 0; i < counts.size; ++i) seconds[i] = direct_seconds(work, counts.count[i], counts.share[i]);
   } else if (packed) {
     strata_model::estimate_units(kMachine, tiling_of(id), shape, 2, counts.count, counts.size, seconds);
   } else {
     const DirectWork work = direct_work(id, M, N, K);
-    for (int i = 0; i < counts.size; ++i) seconds[i] = direct_seconds(work, static_cast<int32_t>(counts.count[i]));
+    for (int i = 0; i < counts.size; ++i) seconds[i] = direct_seconds(work, counts.count[i], counts.share[i]);
   }
   for (int i = 0; i < counts.size; ++i) {
     const int32_t threads = static_cast<int32_t>(counts.count[i]);
