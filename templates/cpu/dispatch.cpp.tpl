@@ -794,8 +794,8 @@ constexpr double fixed_units() {
 bool cannot_beat(double work_s, const ThreadCounts& counts, double beat_s, double beat_alone_s) {
   const double spread_s = work_s / fixed_units();
   for (int i = 0; i < counts.size; ++i) {
-    const double threads = static_cast<double>(counts.count[i]);
-    const double floor_s = kMachine.launch_s + spread_s / threads + (threads > 1 ? kParallelRegionSeconds : 0.0);
+    const double floor_s =
+        kMachine.launch_s + spread_s * counts.share[i] + (counts.count[i] > 1 ? kParallelRegionSeconds : 0.0);
     if (floor_s < beat_s || (counts.count[i] == 1 && floor_s < beat_alone_s)) return false;
   }
   return true;

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   45cb022903844feacb1fb2a6392fb683d70d8caed159e580e72d69dd253b6f50  template cpu/dispatch.cpp.tpl
+//   cd50b22981316a0f9d7b314a5b6c45a3b77a6477bd65a23a25dc357da4cb2533  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -811,8 +811,8 @@ constexpr double fixed_units() {
 bool cannot_beat(double work_s, const ThreadCounts& counts, double beat_s, double beat_alone_s) {
   const double spread_s = work_s / fixed_units();
   for (int i = 0; i < counts.size; ++i) {
-    const double threads = static_cast<double>(counts.count[i]);
-    const double floor_s = kMachine.launch_s + spread_s / threads + (threads > 1 ? kParallelRegionSeconds : 0.0);
+    const double floor_s =
+        kMachine.launch_s + spread_s * counts.share[i] + (counts.count[i] > 1 ? kParallelRegionSeconds : 0.0);
     if (floor_s < beat_s || (counts.count[i] == 1 && floor_s < beat_alone_s)) return false;
   }
   return true;
