@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   cd50b22981316a0f9d7b314a5b6c45a3b77a6477bd65a23a25dc357da4cb2533  template cpu/dispatch.cpp.tpl
+//   a2956caf3eb3e4c2e9a281040bf0a4722a383a872fd98df6e6b4cbf7d1f4e134  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -541,8 +541,8 @@ constexpr DirectTable direct_table() {
 constexpr DirectTable kDirect = direct_table();
 
 // The least time a k step of a tile of `accumulators` vector accumulators takes, its FMA chains run side by side in
-// thin_sets() sets when K has that many steps (see step_s in tiles_work): by accumulator count, worked out here. A cold
-// plan prices every kernel's edge tiles, whose heights are known only then, and the integer and floating-point
+// thin_sets() sets when K has that many steps (see step_s in tiles_work): by accumulator count, worked out here. A
+// cold plan prices every kernel's edge tiles, whose heights are known only then, and the integer and floating-point
 // divisions of working it out per tile were on its critical path.
 struct ChainStep {
   int64_t sets;      // thin_sets() of the tile
@@ -671,9 +671,9 @@ DirectWork tiles_work(int32_t id, int64_t M, int64_t N, int64_t K, int64_t slice
 // The inverse of a level's bandwidth, for direct_seconds.
 constexpr double seconds_per_byte(const strata_model::LevelParams& level) { return 1.0 / level.bandwidth_Bps; }
 
-// (share: 1 / threads.) Multiplies rather than divides, for the reason ThreadCounts gives: the busiest thread's tiles,
-// ceil(tiles / threads), come from tiles * share, which is within a few parts in 2^53 of the quotient (an integer
-// exactly when threads divides tiles, else at least 1 / threads above one), truncated after adding 1 - 1e-6.
+// (share: 1 / threads.) Multiplies rather than divides, for the reason ThreadCounts gives: the busiest thread's
+// tiles, ceil(tiles / threads), come from tiles * share, which is within a few parts in 2^53 of the quotient (an
+// integer exactly when threads divides tiles, else at least 1 / threads above one), truncated after adding 1 - 1e-6.
 double direct_seconds(const DirectWork& work, int64_t threads, double share) {
   const strata_model::Machine& m = kMachine;
   double busiest = 1.0;  // the busiest thread's share of the tiles
@@ -695,7 +695,8 @@ double direct_seconds(const DirectWork& work, int64_t threads, double share) {
   const double latency_s = cached ? m.level[1].latency_s : m.level[m.num_levels - 1].latency_s;
   const double byte_s = cached ? kDirectByteS : kOuterByteS;
   double thread_byte_s = byte_s * share;
-  if (work.bytes > static_cast<double>(kOuterBytes)) thread_byte_s = std::max(thread_byte_s, std::min(byte_s, kMemoryByteS));
+  if (work.bytes > static_cast<double>(kOuterBytes))
+    thread_byte_s = std::max(thread_byte_s, std::min(byte_s, kMemoryByteS));
   const double memory_s = latency_s + work.bytes * thread_byte_s;
   return m.launch_s + std::max(compute_s, memory_s) + work.calls_s * busiest;
 }
@@ -821,8 +822,9 @@ bool cannot_beat(double work_s, const ThreadCounts& counts, double beat_s, doubl
 // Offers kernel `id`'s plans to the best so far: *best, on any of `counts` threads, and *alone, on one thread, each
 // replaced where the kernel is faster (on a tie the earlier stays). skip_twins: a kernel that would run the call in
 // place as an earlier one does (its twin or, where that applies, its loose twin; see DirectConstants) offers nothing,
-// as it would only tie. A kernel whose lower bound cannot beat either (see above) is not priced in full. best->row_shares is left as it is: the grid matters only for the plan that wins,
-// and choose_plan_slow() works it out for that one alone. (The plans are written field by field rather than returned:
+// as it would only tie. A kernel whose lower bound cannot beat either (see above) is not priced in full.
+// best->row_shares is left as it is: the grid matters only for the plan that wins, and choose_plan_slow() works it
+// out for that one alone. (The plans are written field by field rather than returned:
 // a returned Plan, copied out in wide loads of the callee's narrow stores, stalled each offer on store forwarding.)
 void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts& counts, bool skip_twins,
                   Plan* best, Plan::Alone* alone) {
@@ -1288,7 +1290,9 @@ bool c_from_beyond(const Gemm& g) { return matrix_bytes(g.M, g.N) > kStreamAByte
 // loop to fill in. Made afresh for each tile, GCC cleared each with a `rep stos` before writing its fields, and the
 // kernel's loads of them, which cannot be forwarded from a string store, waited for it to reach the cache: 4% of
 // 1000x3072x768's packed call was spent there (perf, one thread of the Intel Xeon VM the figures below come from).
-TileArgs tile_args_of(const Gemm& g) { return TileArgs{0, nullptr, 0, nullptr, 0, nullptr, g.ldc, g.alpha, 1.0f, 0, 0}; }
+TileArgs tile_args_of(const Gemm& g) {
+  return TileArgs{0, nullptr, 0, nullptr, 0, nullptr, g.ldc, g.alpha, 1.0f, 0, 0};
+}
 
 // What a direct call's strips are told about where A, B and C come from (TileArgs' fetch flags), worked out once per
 // call (see a_from_beyond, direct_b_ahead and c_from_beyond).
