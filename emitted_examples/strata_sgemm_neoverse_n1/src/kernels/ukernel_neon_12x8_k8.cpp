@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   60fd64f943d76530dd19cde17a2e52e451cc9dc260b7ef098dd668f1d5eaf36c  template cpu/ukernel.cpp.tpl
+//   fd697d4b39621b2cfbb1cfd2e9adf9ae11e432f72973ccd223dee72fe0ff43fb  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 12 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -40,6 +40,11 @@ inline Vec vload(const float* p) { return vld1q_f32(p); }
 inline Vec vbroadcast(const float* p) { return vld1q_dup_f32(p); }
 inline Vec vset1(float x) { return vdupq_n_f32(x); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }
+// c += a * b, an FMA of a tile's k loop (see the AVX-512 one).
+template <int>
+inline void accumulate(Vec a, Vec b, Vec& c) {
+  c = vfma(a, b, c);
+}
 inline Vec vmul(Vec a, Vec b) { return vmulq_f32(a, b); }
 // Only thin tiles add vectors (see thin_tile_body), and a profile kit, which times full tiles, has none.
 [[maybe_unused]] inline Vec vadd(Vec a, Vec b) { return vaddq_f32(a, b); }

@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   60fd64f943d76530dd19cde17a2e52e451cc9dc260b7ef098dd668f1d5eaf36c  template cpu/ukernel.cpp.tpl
+//   fd697d4b39621b2cfbb1cfd2e9adf9ae11e432f72973ccd223dee72fe0ff43fb  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 4 x 24 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 78.30 GFLOP/s (6.28e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -36,6 +36,12 @@ inline Vec vload(const float* p) { return _mm256_loadu_ps(p); }
 inline Vec vbroadcast(const float* p) { return _mm256_broadcast_ss(p); }
 inline Vec vset1(float x) { return _mm256_set1_ps(x); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+// c += a * b, an FMA of a tile's k loop (see the AVX-512 one). The intrinsic: with 16 registers GCC's choices were
+// no worse, and the AVX2 descriptor's tiles on an AVX-512 host ran 0.96-1.03x as fast written into c's register.
+template <int>
+inline void accumulate(Vec a, Vec b, Vec& c) {
+  c = vfma(a, b, c);
+}
 inline Vec vmul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
 // Only thin tiles add vectors (see thin_tile_body), and a profile kit, which times full tiles, has none.
 [[maybe_unused]] inline Vec vadd(Vec a, Vec b) { return _mm256_add_ps(a, b); }
@@ -414,27 +420,27 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 0 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 0 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-        if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
+        accumulate<kVecs>(a0, b0, c0_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a0, b1, c0_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a0, b2, c0_2);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 0 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-        if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
+        accumulate<kVecs>(a1, b0, c1_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a1, b1, c1_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a1, b2, c1_2);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 0 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-        if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
+        accumulate<kVecs>(a2, b0, c2_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a2, b1, c2_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a2, b2, c2_2);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 0 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-        if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
+        accumulate<kVecs>(a3, b0, c3_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a3, b1, c3_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a3, b2, c3_2);
       }
     }
     {
@@ -443,27 +449,27 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 1 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 1 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-        if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
+        accumulate<kVecs>(a0, b0, c0_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a0, b1, c0_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a0, b2, c0_2);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 1 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-        if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
+        accumulate<kVecs>(a1, b0, c1_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a1, b1, c1_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a1, b2, c1_2);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 1 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-        if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
+        accumulate<kVecs>(a2, b0, c2_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a2, b1, c2_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a2, b2, c2_2);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 1 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-        if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
+        accumulate<kVecs>(a3, b0, c3_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a3, b1, c3_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a3, b2, c3_2);
       }
     }
     {
@@ -472,27 +478,27 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 2 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 2 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-        if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
+        accumulate<kVecs>(a0, b0, c0_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a0, b1, c0_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a0, b2, c0_2);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 2 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-        if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
+        accumulate<kVecs>(a1, b0, c1_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a1, b1, c1_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a1, b2, c1_2);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 2 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-        if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
+        accumulate<kVecs>(a2, b0, c2_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a2, b1, c2_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a2, b2, c2_2);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 2 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-        if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
+        accumulate<kVecs>(a3, b0, c3_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a3, b1, c3_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a3, b2, c3_2);
       }
     }
     {
@@ -501,27 +507,27 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 3 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 3 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-        if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
+        accumulate<kVecs>(a0, b0, c0_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a0, b1, c0_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a0, b2, c0_2);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 3 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-        if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
+        accumulate<kVecs>(a1, b0, c1_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a1, b1, c1_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a1, b2, c1_2);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 3 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-        if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
+        accumulate<kVecs>(a2, b0, c2_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a2, b1, c2_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a2, b2, c2_2);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 3 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-        if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
+        accumulate<kVecs>(a3, b0, c3_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a3, b1, c3_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a3, b2, c3_2);
       }
     }
     {
@@ -530,27 +536,27 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 4 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 4 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-        if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
+        accumulate<kVecs>(a0, b0, c0_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a0, b1, c0_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a0, b2, c0_2);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 4 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-        if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
+        accumulate<kVecs>(a1, b0, c1_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a1, b1, c1_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a1, b2, c1_2);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 4 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-        if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
+        accumulate<kVecs>(a2, b0, c2_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a2, b1, c2_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a2, b2, c2_2);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 4 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-        if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
+        accumulate<kVecs>(a3, b0, c3_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a3, b1, c3_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a3, b2, c3_2);
       }
     }
     {
@@ -559,27 +565,27 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 5 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 5 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-        if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
+        accumulate<kVecs>(a0, b0, c0_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a0, b1, c0_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a0, b2, c0_2);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 5 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-        if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
+        accumulate<kVecs>(a1, b0, c1_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a1, b1, c1_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a1, b2, c1_2);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 5 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-        if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
+        accumulate<kVecs>(a2, b0, c2_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a2, b1, c2_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a2, b2, c2_2);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 5 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-        if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
+        accumulate<kVecs>(a3, b0, c3_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a3, b1, c3_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a3, b2, c3_2);
       }
     }
     {
@@ -588,27 +594,27 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 6 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 6 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-        if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
+        accumulate<kVecs>(a0, b0, c0_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a0, b1, c0_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a0, b2, c0_2);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 6 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-        if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
+        accumulate<kVecs>(a1, b0, c1_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a1, b1, c1_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a1, b2, c1_2);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 6 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-        if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
+        accumulate<kVecs>(a2, b0, c2_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a2, b1, c2_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a2, b2, c2_2);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 6 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-        if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
+        accumulate<kVecs>(a3, b0, c3_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a3, b1, c3_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a3, b2, c3_2);
       }
     }
     {
@@ -617,27 +623,27 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 7 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 7 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-        if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
+        accumulate<kVecs>(a0, b0, c0_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a0, b1, c0_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a0, b2, c0_2);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 7 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-        if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
+        accumulate<kVecs>(a1, b0, c1_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a1, b1, c1_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a1, b2, c1_2);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 7 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-        if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
+        accumulate<kVecs>(a2, b0, c2_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a2, b1, c2_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a2, b2, c2_2);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 7 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-        if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
+        accumulate<kVecs>(a3, b0, c3_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a3, b1, c3_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a3, b2, c3_2);
       }
     }
   }
@@ -658,27 +664,27 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     const Vec b2 = kVecs > 2 ? load_b<kPackedB, decltype(whole)::value, kVecs == 3>(b + 2 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {
       const Vec a0 = vbroadcast(kPackedA ? a + 0 * a_rs : rows3[0 / 3] + 0 % 3 * a_rs);
-      c0_0 = vfma(a0, b0, c0_0);
-      if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-      if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
+      accumulate<kVecs>(a0, b0, c0_0);
+      if constexpr (kVecs > 1) accumulate<kVecs>(a0, b1, c0_1);
+      if constexpr (kVecs > 2) accumulate<kVecs>(a0, b2, c0_2);
     }
     if constexpr (kRows > 1) {
       const Vec a1 = vbroadcast(kPackedA ? a + 1 * a_rs : rows3[1 / 3] + 1 % 3 * a_rs);
-      c1_0 = vfma(a1, b0, c1_0);
-      if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-      if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
+      accumulate<kVecs>(a1, b0, c1_0);
+      if constexpr (kVecs > 1) accumulate<kVecs>(a1, b1, c1_1);
+      if constexpr (kVecs > 2) accumulate<kVecs>(a1, b2, c1_2);
     }
     if constexpr (kRows > 2) {
       const Vec a2 = vbroadcast(kPackedA ? a + 2 * a_rs : rows3[2 / 3] + 2 % 3 * a_rs);
-      c2_0 = vfma(a2, b0, c2_0);
-      if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-      if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
+      accumulate<kVecs>(a2, b0, c2_0);
+      if constexpr (kVecs > 1) accumulate<kVecs>(a2, b1, c2_1);
+      if constexpr (kVecs > 2) accumulate<kVecs>(a2, b2, c2_2);
     }
     if constexpr (kRows > 3) {
       const Vec a3 = vbroadcast(kPackedA ? a + 3 * a_rs : rows3[3 / 3] + 3 % 3 * a_rs);
-      c3_0 = vfma(a3, b0, c3_0);
-      if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-      if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
+      accumulate<kVecs>(a3, b0, c3_0);
+      if constexpr (kVecs > 1) accumulate<kVecs>(a3, b1, c3_1);
+      if constexpr (kVecs > 2) accumulate<kVecs>(a3, b2, c3_2);
     }
     for (int g = 0; g < kRowGroups; ++g) rows3[g] += a_cs;
   };

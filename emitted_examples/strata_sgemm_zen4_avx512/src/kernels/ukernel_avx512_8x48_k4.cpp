@@ -4,7 +4,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   60fd64f943d76530dd19cde17a2e52e451cc9dc260b7ef098dd668f1d5eaf36c  template cpu/ukernel.cpp.tpl
+//   fd697d4b39621b2cfbb1cfd2e9adf9ae11e432f72973ccd223dee72fe0ff43fb  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 8 x 48 x 4 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 116.80 GFLOP/s (1.68e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -36,6 +36,20 @@ inline Vec vload(const float* p) { return _mm512_loadu_ps(p); }
 inline Vec vbroadcast(const float* p) { return _mm512_set1_ps(*p); }
 inline Vec vset1(float x) { return _mm512_set1_ps(x); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+// c += a * b, an FMA of a tile's k loop, whose tile is kVecs vectors wide. Where it is several, each broadcast of A
+// is multiplied into all of them, and given the intrinsic GCC 12 chose, for the last, the FMA form that writes the
+// broadcast's register, and then moved accumulators from register to register and spilled two to the stack in the
+// unrolled loop of the 8x48 tile (8 moves and 2 spills per 4 k steps). Written into c's own register, the loop has
+// neither: on one thread of a 2-vCPU Intel Xeon VM, the 8x48 tile over packed 128x384x128 blocks ran 1.04x faster,
+// and tools/ab.sh had 2048^3 1.02x faster, 1000x3072x768 1.01-1.06x, two threads 1.02-1.06x, small calls unchanged.
+// A one-vector tile keeps the intrinsic, whose broadcast from memory AVX-512 folds into the FMA.
+template <int kVecs>
+inline void accumulate(Vec a, Vec b, Vec& c) {
+  if constexpr (kVecs > 1)
+    asm("vfmadd231ps %2, %1, %0" : "+v"(c) : "v"(a), "v"(b));
+  else
+    c = vfma(a, b, c);
+}
 inline Vec vmul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
 // Only thin tiles add vectors (see thin_tile_body), and a profile kit, which times full tiles, has none.
 [[maybe_unused]] inline Vec vadd(Vec a, Vec b) { return _mm512_add_ps(a, b); }
@@ -435,51 +449,51 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 0 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 0 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-        if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
+        accumulate<kVecs>(a0, b0, c0_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a0, b1, c0_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a0, b2, c0_2);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 0 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-        if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
+        accumulate<kVecs>(a1, b0, c1_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a1, b1, c1_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a1, b2, c1_2);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 0 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-        if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
+        accumulate<kVecs>(a2, b0, c2_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a2, b1, c2_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a2, b2, c2_2);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 0 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-        if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
+        accumulate<kVecs>(a3, b0, c3_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a3, b1, c3_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a3, b2, c3_2);
       }
       if constexpr (kRows > 4) {
         const Vec a4 = vbroadcast(a + 4 * a_rs + 0 * a_cs);
-        c4_0 = vfma(a4, b0, c4_0);
-        if constexpr (kVecs > 1) c4_1 = vfma(a4, b1, c4_1);
-        if constexpr (kVecs > 2) c4_2 = vfma(a4, b2, c4_2);
+        accumulate<kVecs>(a4, b0, c4_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a4, b1, c4_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a4, b2, c4_2);
       }
       if constexpr (kRows > 5) {
         const Vec a5 = vbroadcast(a + 5 * a_rs + 0 * a_cs);
-        c5_0 = vfma(a5, b0, c5_0);
-        if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
-        if constexpr (kVecs > 2) c5_2 = vfma(a5, b2, c5_2);
+        accumulate<kVecs>(a5, b0, c5_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a5, b1, c5_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a5, b2, c5_2);
       }
       if constexpr (kRows > 6) {
         const Vec a6 = vbroadcast(a + 6 * a_rs + 0 * a_cs);
-        c6_0 = vfma(a6, b0, c6_0);
-        if constexpr (kVecs > 1) c6_1 = vfma(a6, b1, c6_1);
-        if constexpr (kVecs > 2) c6_2 = vfma(a6, b2, c6_2);
+        accumulate<kVecs>(a6, b0, c6_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a6, b1, c6_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a6, b2, c6_2);
       }
       if constexpr (kRows > 7) {
         const Vec a7 = vbroadcast(a + 7 * a_rs + 0 * a_cs);
-        c7_0 = vfma(a7, b0, c7_0);
-        if constexpr (kVecs > 1) c7_1 = vfma(a7, b1, c7_1);
-        if constexpr (kVecs > 2) c7_2 = vfma(a7, b2, c7_2);
+        accumulate<kVecs>(a7, b0, c7_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a7, b1, c7_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a7, b2, c7_2);
       }
     }
     {
@@ -488,51 +502,51 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 1 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 1 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-        if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
+        accumulate<kVecs>(a0, b0, c0_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a0, b1, c0_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a0, b2, c0_2);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 1 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-        if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
+        accumulate<kVecs>(a1, b0, c1_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a1, b1, c1_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a1, b2, c1_2);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 1 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-        if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
+        accumulate<kVecs>(a2, b0, c2_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a2, b1, c2_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a2, b2, c2_2);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 1 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-        if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
+        accumulate<kVecs>(a3, b0, c3_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a3, b1, c3_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a3, b2, c3_2);
       }
       if constexpr (kRows > 4) {
         const Vec a4 = vbroadcast(a + 4 * a_rs + 1 * a_cs);
-        c4_0 = vfma(a4, b0, c4_0);
-        if constexpr (kVecs > 1) c4_1 = vfma(a4, b1, c4_1);
-        if constexpr (kVecs > 2) c4_2 = vfma(a4, b2, c4_2);
+        accumulate<kVecs>(a4, b0, c4_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a4, b1, c4_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a4, b2, c4_2);
       }
       if constexpr (kRows > 5) {
         const Vec a5 = vbroadcast(a + 5 * a_rs + 1 * a_cs);
-        c5_0 = vfma(a5, b0, c5_0);
-        if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
-        if constexpr (kVecs > 2) c5_2 = vfma(a5, b2, c5_2);
+        accumulate<kVecs>(a5, b0, c5_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a5, b1, c5_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a5, b2, c5_2);
       }
       if constexpr (kRows > 6) {
         const Vec a6 = vbroadcast(a + 6 * a_rs + 1 * a_cs);
-        c6_0 = vfma(a6, b0, c6_0);
-        if constexpr (kVecs > 1) c6_1 = vfma(a6, b1, c6_1);
-        if constexpr (kVecs > 2) c6_2 = vfma(a6, b2, c6_2);
+        accumulate<kVecs>(a6, b0, c6_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a6, b1, c6_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a6, b2, c6_2);
       }
       if constexpr (kRows > 7) {
         const Vec a7 = vbroadcast(a + 7 * a_rs + 1 * a_cs);
-        c7_0 = vfma(a7, b0, c7_0);
-        if constexpr (kVecs > 1) c7_1 = vfma(a7, b1, c7_1);
-        if constexpr (kVecs > 2) c7_2 = vfma(a7, b2, c7_2);
+        accumulate<kVecs>(a7, b0, c7_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a7, b1, c7_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a7, b2, c7_2);
       }
     }
     {
@@ -541,51 +555,51 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 2 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 2 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-        if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
+        accumulate<kVecs>(a0, b0, c0_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a0, b1, c0_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a0, b2, c0_2);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 2 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-        if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
+        accumulate<kVecs>(a1, b0, c1_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a1, b1, c1_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a1, b2, c1_2);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 2 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-        if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
+        accumulate<kVecs>(a2, b0, c2_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a2, b1, c2_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a2, b2, c2_2);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 2 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-        if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
+        accumulate<kVecs>(a3, b0, c3_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a3, b1, c3_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a3, b2, c3_2);
       }
       if constexpr (kRows > 4) {
         const Vec a4 = vbroadcast(a + 4 * a_rs + 2 * a_cs);
-        c4_0 = vfma(a4, b0, c4_0);
-        if constexpr (kVecs > 1) c4_1 = vfma(a4, b1, c4_1);
-        if constexpr (kVecs > 2) c4_2 = vfma(a4, b2, c4_2);
+        accumulate<kVecs>(a4, b0, c4_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a4, b1, c4_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a4, b2, c4_2);
       }
       if constexpr (kRows > 5) {
         const Vec a5 = vbroadcast(a + 5 * a_rs + 2 * a_cs);
-        c5_0 = vfma(a5, b0, c5_0);
-        if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
-        if constexpr (kVecs > 2) c5_2 = vfma(a5, b2, c5_2);
+        accumulate<kVecs>(a5, b0, c5_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a5, b1, c5_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a5, b2, c5_2);
       }
       if constexpr (kRows > 6) {
         const Vec a6 = vbroadcast(a + 6 * a_rs + 2 * a_cs);
-        c6_0 = vfma(a6, b0, c6_0);
-        if constexpr (kVecs > 1) c6_1 = vfma(a6, b1, c6_1);
-        if constexpr (kVecs > 2) c6_2 = vfma(a6, b2, c6_2);
+        accumulate<kVecs>(a6, b0, c6_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a6, b1, c6_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a6, b2, c6_2);
       }
       if constexpr (kRows > 7) {
         const Vec a7 = vbroadcast(a + 7 * a_rs + 2 * a_cs);
-        c7_0 = vfma(a7, b0, c7_0);
-        if constexpr (kVecs > 1) c7_1 = vfma(a7, b1, c7_1);
-        if constexpr (kVecs > 2) c7_2 = vfma(a7, b2, c7_2);
+        accumulate<kVecs>(a7, b0, c7_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a7, b1, c7_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a7, b2, c7_2);
       }
     }
     {
@@ -594,51 +608,51 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
       const Vec b2 = kVecs > 2 ? load_b<kPackedB, true, kVecs == 3>(b + 3 * b_rs + 2 * kLanes, last) : vzero();
       if constexpr (kRows > 0) {
         const Vec a0 = vbroadcast(a + 0 * a_rs + 3 * a_cs);
-        c0_0 = vfma(a0, b0, c0_0);
-        if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-        if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
+        accumulate<kVecs>(a0, b0, c0_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a0, b1, c0_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a0, b2, c0_2);
       }
       if constexpr (kRows > 1) {
         const Vec a1 = vbroadcast(a + 1 * a_rs + 3 * a_cs);
-        c1_0 = vfma(a1, b0, c1_0);
-        if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-        if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
+        accumulate<kVecs>(a1, b0, c1_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a1, b1, c1_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a1, b2, c1_2);
       }
       if constexpr (kRows > 2) {
         const Vec a2 = vbroadcast(a + 2 * a_rs + 3 * a_cs);
-        c2_0 = vfma(a2, b0, c2_0);
-        if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-        if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
+        accumulate<kVecs>(a2, b0, c2_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a2, b1, c2_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a2, b2, c2_2);
       }
       if constexpr (kRows > 3) {
         const Vec a3 = vbroadcast(a + 3 * a_rs + 3 * a_cs);
-        c3_0 = vfma(a3, b0, c3_0);
-        if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-        if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
+        accumulate<kVecs>(a3, b0, c3_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a3, b1, c3_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a3, b2, c3_2);
       }
       if constexpr (kRows > 4) {
         const Vec a4 = vbroadcast(a + 4 * a_rs + 3 * a_cs);
-        c4_0 = vfma(a4, b0, c4_0);
-        if constexpr (kVecs > 1) c4_1 = vfma(a4, b1, c4_1);
-        if constexpr (kVecs > 2) c4_2 = vfma(a4, b2, c4_2);
+        accumulate<kVecs>(a4, b0, c4_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a4, b1, c4_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a4, b2, c4_2);
       }
       if constexpr (kRows > 5) {
         const Vec a5 = vbroadcast(a + 5 * a_rs + 3 * a_cs);
-        c5_0 = vfma(a5, b0, c5_0);
-        if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
-        if constexpr (kVecs > 2) c5_2 = vfma(a5, b2, c5_2);
+        accumulate<kVecs>(a5, b0, c5_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a5, b1, c5_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a5, b2, c5_2);
       }
       if constexpr (kRows > 6) {
         const Vec a6 = vbroadcast(a + 6 * a_rs + 3 * a_cs);
-        c6_0 = vfma(a6, b0, c6_0);
-        if constexpr (kVecs > 1) c6_1 = vfma(a6, b1, c6_1);
-        if constexpr (kVecs > 2) c6_2 = vfma(a6, b2, c6_2);
+        accumulate<kVecs>(a6, b0, c6_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a6, b1, c6_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a6, b2, c6_2);
       }
       if constexpr (kRows > 7) {
         const Vec a7 = vbroadcast(a + 7 * a_rs + 3 * a_cs);
-        c7_0 = vfma(a7, b0, c7_0);
-        if constexpr (kVecs > 1) c7_1 = vfma(a7, b1, c7_1);
-        if constexpr (kVecs > 2) c7_2 = vfma(a7, b2, c7_2);
+        accumulate<kVecs>(a7, b0, c7_0);
+        if constexpr (kVecs > 1) accumulate<kVecs>(a7, b1, c7_1);
+        if constexpr (kVecs > 2) accumulate<kVecs>(a7, b2, c7_2);
       }
     }
   }
@@ -659,51 +673,51 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     const Vec b2 = kVecs > 2 ? load_b<kPackedB, decltype(whole)::value, kVecs == 3>(b + 2 * kLanes, last) : vzero();
     if constexpr (kRows > 0) {
       const Vec a0 = vbroadcast(kPackedA ? a + 0 * a_rs : rows3[0 / 3] + 0 % 3 * a_rs);
-      c0_0 = vfma(a0, b0, c0_0);
-      if constexpr (kVecs > 1) c0_1 = vfma(a0, b1, c0_1);
-      if constexpr (kVecs > 2) c0_2 = vfma(a0, b2, c0_2);
+      accumulate<kVecs>(a0, b0, c0_0);
+      if constexpr (kVecs > 1) accumulate<kVecs>(a0, b1, c0_1);
+      if constexpr (kVecs > 2) accumulate<kVecs>(a0, b2, c0_2);
     }
     if constexpr (kRows > 1) {
       const Vec a1 = vbroadcast(kPackedA ? a + 1 * a_rs : rows3[1 / 3] + 1 % 3 * a_rs);
-      c1_0 = vfma(a1, b0, c1_0);
-      if constexpr (kVecs > 1) c1_1 = vfma(a1, b1, c1_1);
-      if constexpr (kVecs > 2) c1_2 = vfma(a1, b2, c1_2);
+      accumulate<kVecs>(a1, b0, c1_0);
+      if constexpr (kVecs > 1) accumulate<kVecs>(a1, b1, c1_1);
+      if constexpr (kVecs > 2) accumulate<kVecs>(a1, b2, c1_2);
     }
     if constexpr (kRows > 2) {
       const Vec a2 = vbroadcast(kPackedA ? a + 2 * a_rs : rows3[2 / 3] + 2 % 3 * a_rs);
-      c2_0 = vfma(a2, b0, c2_0);
-      if constexpr (kVecs > 1) c2_1 = vfma(a2, b1, c2_1);
-      if constexpr (kVecs > 2) c2_2 = vfma(a2, b2, c2_2);
+      accumulate<kVecs>(a2, b0, c2_0);
+      if constexpr (kVecs > 1) accumulate<kVecs>(a2, b1, c2_1);
+      if constexpr (kVecs > 2) accumulate<kVecs>(a2, b2, c2_2);
     }
     if constexpr (kRows > 3) {
       const Vec a3 = vbroadcast(kPackedA ? a + 3 * a_rs : rows3[3 / 3] + 3 % 3 * a_rs);
-      c3_0 = vfma(a3, b0, c3_0);
-      if constexpr (kVecs > 1) c3_1 = vfma(a3, b1, c3_1);
-      if constexpr (kVecs > 2) c3_2 = vfma(a3, b2, c3_2);
+      accumulate<kVecs>(a3, b0, c3_0);
+      if constexpr (kVecs > 1) accumulate<kVecs>(a3, b1, c3_1);
+      if constexpr (kVecs > 2) accumulate<kVecs>(a3, b2, c3_2);
     }
     if constexpr (kRows > 4) {
       const Vec a4 = vbroadcast(kPackedA ? a + 4 * a_rs : rows3[4 / 3] + 4 % 3 * a_rs);
-      c4_0 = vfma(a4, b0, c4_0);
-      if constexpr (kVecs > 1) c4_1 = vfma(a4, b1, c4_1);
-      if constexpr (kVecs > 2) c4_2 = vfma(a4, b2, c4_2);
+      accumulate<kVecs>(a4, b0, c4_0);
+      if constexpr (kVecs > 1) accumulate<kVecs>(a4, b1, c4_1);
+      if constexpr (kVecs > 2) accumulate<kVecs>(a4, b2, c4_2);
     }
     if constexpr (kRows > 5) {
       const Vec a5 = vbroadcast(kPackedA ? a + 5 * a_rs : rows3[5 / 3] + 5 % 3 * a_rs);
-      c5_0 = vfma(a5, b0, c5_0);
-      if constexpr (kVecs > 1) c5_1 = vfma(a5, b1, c5_1);
-      if constexpr (kVecs > 2) c5_2 = vfma(a5, b2, c5_2);
+      accumulate<kVecs>(a5, b0, c5_0);
+      if constexpr (kVecs > 1) accumulate<kVecs>(a5, b1, c5_1);
+      if constexpr (kVecs > 2) accumulate<kVecs>(a5, b2, c5_2);
     }
     if constexpr (kRows > 6) {
       const Vec a6 = vbroadcast(kPackedA ? a + 6 * a_rs : rows3[6 / 3] + 6 % 3 * a_rs);
-      c6_0 = vfma(a6, b0, c6_0);
-      if constexpr (kVecs > 1) c6_1 = vfma(a6, b1, c6_1);
-      if constexpr (kVecs > 2) c6_2 = vfma(a6, b2, c6_2);
+      accumulate<kVecs>(a6, b0, c6_0);
+      if constexpr (kVecs > 1) accumulate<kVecs>(a6, b1, c6_1);
+      if constexpr (kVecs > 2) accumulate<kVecs>(a6, b2, c6_2);
     }
     if constexpr (kRows > 7) {
       const Vec a7 = vbroadcast(kPackedA ? a + 7 * a_rs : rows3[7 / 3] + 7 % 3 * a_rs);
-      c7_0 = vfma(a7, b0, c7_0);
-      if constexpr (kVecs > 1) c7_1 = vfma(a7, b1, c7_1);
-      if constexpr (kVecs > 2) c7_2 = vfma(a7, b2, c7_2);
+      accumulate<kVecs>(a7, b0, c7_0);
+      if constexpr (kVecs > 1) accumulate<kVecs>(a7, b1, c7_1);
+      if constexpr (kVecs > 2) accumulate<kVecs>(a7, b2, c7_2);
     }
     for (int g = 0; g < kRowGroups; ++g) rows3[g] += a_cs;
   };
