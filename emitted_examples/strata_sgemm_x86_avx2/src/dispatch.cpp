@@ -4,7 +4,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   a2956caf3eb3e4c2e9a281040bf0a4722a383a872fd98df6e6b4cbf7d1f4e134  template cpu/dispatch.cpp.tpl
+//   4ec164f1cc882494eab63c951610aa5834422097a0e9e80c46a5f393b5f65c1f  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -763,15 +763,14 @@ ThreadCounts thread_counts(int32_t max_threads) {
 //    profiled rate, and the busiest thread has at least 1 / threads of the tiles.
 //  - Packed calls (the model, cost_model.h): every level pays at least its sub-tiles' execution, in waves of at
 //    most its parallel units, so the call pays at least every register tile's time (level 1 modelled) or every
-//    level-1 tile's profiled time (level 1 profiled: its tiles, and packing A and B, each element at least once),
-//    over the product of the levels' units.
+//    level-1 tile's profiled time (level 1 profiled: its tiles, and packing A and B, each element at least once, B's
+//    blocks at what packed_b_block_s prices them), over the product of the levels' units.
 // Each bound is shaved by a part in a billion, so that the full estimate's other order of operations can never round
 // below it.
 struct WorkFloor {
   double mac_s;         // per multiply-add, at the register tile's profiled rate (or the core's peak)
   double packed_mac_s;  // a packed call's: at level 1's profiled rate where it is profiled, else mac_s
   double pack_a_s;      // a packed call's, per element of A packed (level 1 profiled; else 0)
-  double pack_b_s;      // per element of B packed
 };
 
 struct WorkFloors {
@@ -786,12 +785,11 @@ constexpr WorkFloors work_floors() {
     const Kernel& k = kKernels[id];
     const double mac_s = kDirect.of[id].fma_s * kFloorShave;
     WorkFloor& f = floors.of[id];
-    f = WorkFloor{mac_s, mac_s, 0.0, 0.0};
+    f = WorkFloor{mac_s, mac_s, 0.0};
     if (k.level1.tiles_s > 0) {
       const double m1 = static_cast<double>(k.m1), n1 = static_cast<double>(k.n1), k1 = static_cast<double>(k.k1);
       f.packed_mac_s = k.level1.tiles_s / (m1 * n1 * k1) * kFloorShave;
       f.pack_a_s = k.level1.pack_a_s / (m1 * k1) * kFloorShave;
-      f.pack_b_s = k.level1.pack_b_s / (k1 * n1) * kFloorShave;
     }
   }
   return floors;
@@ -819,6 +817,25 @@ bool cannot_beat(double work_s, const ThreadCounts& counts, double beat_s, doubl
   return true;
 }
 
+// What packing one B block of kernel k costs in a packed call. Where the call's tiles ask for the next B block
+// ahead (B larger than kStreamABytes and C no taller than a level-2 tile, see packed_task), packing the block copies
+// it from L2, and its trip from memory overlaps the tiles before it: the block costs the copy, at L2's bandwidth each
+// way, and whatever of the trip the tiles of its level-2 row of level-1 tiles do not cover. Elsewhere, and never
+// above, the profiled pack_b_s, which packed it from memory with nothing before it. Priced that way, on one thread of
+// a 2-vCPU Intel Xeon VM, the 8x48 kernel whose level-1 blocks are 768 wide won 16-62x3072x768 at 0.84-0.92 of the
+// fastest kernel's speed; priced so, the one with 384-wide blocks wins them at 0.92-0.99 (tools/bench.sh, transformer
+// suite: the dispatcher's geometric mean 0.975 -> 0.981 of the fastest kernel's speed on one thread, 0.980 -> 0.979
+// on two).
+double packed_b_block_s(const Kernel& k, int64_t M, int64_t N, int64_t K) {
+  if (matrix_bytes(K, N) <= kStreamABytes || M > k.m2) return k.level1.pack_b_s;
+  const strata_model::Machine& m = kMachine;
+  const double block_bytes = static_cast<double>(k.k1 * k.n1) * m.b_bytes;
+  const double trip_s = block_bytes / m.level[m.num_levels - 1].bandwidth_Bps;
+  const double copy_s = 2.0 * block_bytes / m.level[1].bandwidth_Bps;
+  const double tiles_s = k.level1.tiles_s * static_cast<double>(std::min(M, k.m2)) / static_cast<double>(k.m1);
+  return std::min(k.level1.pack_b_s, copy_s + std::max(0.0, trip_s - tiles_s));
+}
+
 // Offers kernel `id`'s plans to the best so far: *best, on any of `counts` threads, and *alone, on one thread, each
 // replaced where the kernel is faster (on a tie the earlier stays). skip_twins: a kernel that would run the call in
 // place as an earlier one does (its twin or, where that applies, its loose twin; see DirectConstants) offers nothing,
@@ -842,15 +859,20 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCount
   const int64_t streamed = packed ? streamed_rows(k, M, N, K, buffer_floats) : 0;
   const WorkFloor& floor = kWorkFloors.of[id];
   const double m = static_cast<double>(M), n = static_cast<double>(N), depth = static_cast<double>(K);
-  const double work_s = packed && streamed == 0
-                            ? floor.packed_mac_s * m * n * depth + floor.pack_a_s * m * depth + floor.pack_b_s * depth * n
-                            : floor.mac_s * m * n * depth;
+  const bool blocks = packed && streamed == 0;
+  const double pack_b_s = blocks ? packed_b_block_s(k, M, N, K) : 0.0;  // per block (0 where level 1 is modelled)
+  const double pack_b_floor_s = pack_b_s / static_cast<double>(k.k1 * k.n1) * kFloorShave;  // per element
+  const double work_s = blocks ? floor.packed_mac_s * m * n * depth + floor.pack_a_s * m * depth +
+                                     pack_b_floor_s * depth * n
+                               : floor.mac_s * m * n * depth;
   if (cannot_beat(work_s, counts, best->seconds, alone->seconds)) return;
   if (streamed > 0) {
     const DirectWork work = streamed_work(id, M, N, K, streamed, buffer_floats);
     for (int i = 0; i < counts.size; ++i) seconds[i] = direct_seconds(work, counts.count[i], counts.share[i]);
   } else if (packed) {
-    strata_model::estimate_units(kMachine, tiling_of(id), shape, 2, counts.count, counts.size, seconds);
+    strata_model::Tiling tiling = tiling_of(id);
+    tiling.l1.pack_b_s = pack_b_s;
+    strata_model::estimate_units(kMachine, tiling, shape, 2, counts.count, counts.size, seconds);
   } else {
     const DirectWork work = direct_work(id, M, N, K);
     for (int i = 0; i < counts.size; ++i) seconds[i] = direct_seconds(work, counts.count[i], counts.share[i]);
@@ -1535,8 +1557,8 @@ struct BlockJob {
   int64_t i2, j2, p2;        // origin of the level-2 tile
   int64_t m2, n2, k2;        // its extent, clamped to the block
   int64_t tiles_m, tiles_n;  // level-1 tiles in it
-  // The B block the thread packs after this level-2 tile's, which its tiles ask into L2 (see TileArgs::next_b);
-  // none (next_b null) unless B comes from beyond l2.
+  // The B block the thread packs after this level-2 tile's, which the tiles of its last B block ask into L2 (see
+  // TileArgs::next_b and run_block); none (next_b null) unless B comes from beyond l2.
   const float* next_b = nullptr;
   int64_t next_rows = 0, next_cols = 0;
 };
@@ -1606,16 +1628,29 @@ RowTiles row_tiles(int64_t rows, int64_t mr) {
 // Blocks of few rows of tiles do not pack B at all (see streamed_rows and run_streamed).
 void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffers& buffers) {
   const int64_t k_slices = strata_model::ceil_div(job.k2, k.k1);
-  // The next block's rows, spread evenly over this level-2 tile's tile calls.
-  const int64_t calls = job.tiles_n * k_slices * job.tiles_m * row_tiles(std::min(k.m1, job.m2), k.mr).count *
-                        strata_model::ceil_div(std::min(k.n1, job.n2), k.nr);
-  const int64_t rows_per_call = job.next_b == nullptr ? 0 : strata_model::ceil_div(job.next_rows, calls);
-  int64_t next_row = 0;
+  // Where the level-2 tile asks for B ahead (job.next_b set), each B block's tiles ask for the block packed after it:
+  // the next k slice of their column, the next column's first, or after the last, the next level-2 tile's first
+  // (job.next_b); its rows spread evenly over the block's tile calls. (Asked for once per level-2 tile, by all of its
+  // tiles, only the next tile's first block came from L2; the others were packed from memory.)
+  const int64_t block_calls = job.tiles_m * row_tiles(std::min(k.m1, job.m2), k.mr).count *
+                              strata_model::ceil_div(std::min(k.n1, job.n2), k.nr);
   TileArgs args = tile_args_of(g);  // (see tile_args_of)
   for (int64_t tile_j = 0; tile_j < job.tiles_n; ++tile_j) {
     const int64_t j1 = job.j2 + tile_j * k.n1, n1 = std::min<int64_t>(k.n1, job.j2 + job.n2 - j1);
     for (int64_t slice = 0; slice < k_slices; ++slice) {
       const int64_t p1 = job.p2 + slice * k.k1, k1 = std::min<int64_t>(k.k1, job.p2 + job.k2 - p1);
+      const float* next_b = job.next_b;
+      int64_t next_rows = job.next_rows, next_cols = job.next_cols, next_row = 0;
+      if (next_b != nullptr && slice + 1 < k_slices) {
+        next_b = g.B + (p1 + k.k1) * g.ldb + j1;
+        next_rows = std::min<int64_t>(k.k1, job.p2 + job.k2 - p1 - k.k1);
+        next_cols = n1;
+      } else if (next_b != nullptr && tile_j + 1 < job.tiles_n) {
+        next_b = g.B + job.p2 * g.ldb + j1 + k.n1;
+        next_rows = std::min<int64_t>(k.k1, job.k2);
+        next_cols = std::min<int64_t>(k.n1, job.j2 + job.n2 - j1 - k.n1);
+      }
+      const int64_t rows_per_call = next_b == nullptr ? 0 : strata_model::ceil_div(next_rows, block_calls);
       const int64_t b_slot = (j1 / k.n1 * k_slices + slice) % buffers.b_slots;
       float* b_block = buffers.b + b_slot * b_block_floats(k);
       if (!buffers.held_b[b_slot].holds(j1, p1, n1, k1)) {
@@ -1645,11 +1680,11 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
             args.rows = tiles.height(t);
             args.cols = cols;
             args.next_rows = 0;
-            if (next_row < job.next_rows && rows_per_call > 0) {
-              args.next_b = job.next_b + next_row * g.ldb;
+            if (next_row < next_rows && rows_per_call > 0) {
+              args.next_b = next_b + next_row * g.ldb;
               args.next_ldb = g.ldb;
-              args.next_rows = static_cast<int32_t>(std::min(rows_per_call, job.next_rows - next_row));
-              args.next_cols = static_cast<int32_t>(job.next_cols);
+              args.next_rows = static_cast<int32_t>(std::min(rows_per_call, next_rows - next_row));
+              args.next_cols = static_cast<int32_t>(next_cols);
               next_row += rows_per_call;
             }
             k.packed(args);
