@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   fd697d4b39621b2cfbb1cfd2e9adf9ae11e432f72973ccd223dee72fe0ff43fb  template cpu/ukernel.cpp.tpl
+//   c0432b531d791ec45226bea2c3405ac5379d7183e2861d3bbeafae1da9b213b8  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 6 x 16 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).

@@ -4,7 +4,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   fd697d4b39621b2cfbb1cfd2e9adf9ae11e432f72973ccd223dee72fe0ff43fb  template cpu/ukernel.cpp.tpl
+//   c0432b531d791ec45226bea2c3405ac5379d7183e2861d3bbeafae1da9b213b8  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 9 x 48 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 116.90 GFLOP/s (1.89e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -37,12 +37,13 @@ inline Vec vbroadcast(const float* p) { return _mm512_set1_ps(*p); }
 inline Vec vset1(float x) { return _mm512_set1_ps(x); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
 // c += a * b, an FMA of a tile's k loop, whose tile is kVecs vectors wide. Where it is several, each broadcast of A
-// is multiplied into all of them, and given the intrinsic GCC 12 chose, for the last, the FMA form that writes the
-// broadcast's register, and then moved accumulators from register to register and spilled two to the stack in the
-// unrolled loop of the 8x48 tile (8 moves and 2 spills per 4 k steps). Written into c's own register, the loop has
-// neither: on one thread of a 2-vCPU Intel Xeon VM, the 8x48 tile over packed 128x384x128 blocks ran 1.04x faster,
-// and tools/ab.sh had 2048^3 1.02x faster, 1000x3072x768 1.01-1.06x, two threads 1.02-1.06x, small calls unchanged.
-// A one-vector tile keeps the intrinsic, whose broadcast from memory AVX-512 folds into the FMA.
+// is multiplied into all of them; given the intrinsic, GCC 12 wrote the last of those products into the broadcast's
+// register (the FMA form that overwrites a multiplicand), then moved accumulators between registers and spilled two
+// to the stack in the unrolled loop of the 8x48 tile (8 moves and 2 spills per 4 k steps). Written into c's own
+// register, the loop has neither: on one thread of a 2-vCPU Intel Xeon VM, the 8x48 tile over packed 128x384x128
+// blocks ran 1.04x faster, and tools/ab.sh had 2048^3 1.02x faster, 1000x3072x768 1.01-1.06x, two threads
+// 1.02-1.06x, small calls unchanged. A one-vector tile keeps the intrinsic, whose broadcast from memory AVX-512 folds
+// into the FMA.
 template <int kVecs>
 inline void accumulate(Vec a, Vec b, Vec& c) {
   if constexpr (kVecs > 1)
