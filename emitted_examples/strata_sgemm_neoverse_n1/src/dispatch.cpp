@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   4ec164f1cc882494eab63c951610aa5834422097a0e9e80c46a5f393b5f65c1f  template cpu/dispatch.cpp.tpl
+//   794a3a0882307038d38b8a5b9c5dda30435ba74e51f889dbaed52d828aa13dd8  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_neoverse_n1 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -816,17 +816,27 @@ bool cannot_beat(double work_s, const ThreadCounts& counts, double beat_s, doubl
   return true;
 }
 
-// What packing one B block of kernel k costs in a packed call. Where the call's tiles ask for the next B block
-// ahead (B larger than kStreamABytes and C no taller than a level-2 tile, see packed_task), packing the block copies
-// it from L2, and its trip from memory overlaps the tiles before it: the block costs the copy, at L2's bandwidth each
-// way, and whatever of the trip the tiles of its level-2 row of level-1 tiles do not cover. Elsewhere, and never
-// above, the profiled pack_b_s, which packed it from memory with nothing before it. Priced that way, on one thread of
-// a 2-vCPU Intel Xeon VM, the 8x48 kernel whose level-1 blocks are 768 wide won 16-62x3072x768 at 0.84-0.92 of the
-// fastest kernel's speed; priced so, the one with 384-wide blocks wins them at 0.92-0.99 (tools/bench.sh, transformer
-// suite: the dispatcher's geometric mean 0.975 -> 0.981 of the fastest kernel's speed on one thread, 0.980 -> 0.979
-// on two).
+// Whether a thread of a packed call, its block of C `rows` tall, has its tiles ask for the B block it packs next
+// (see run_block): where B comes from beyond l2 (larger than it). Only for a thread with one level-2 row
+// of tiles: with more, the next i2 starts on B blocks it may hold already (see b_slots). First only for a B from
+// memory (larger than kOuterBytes); for one in l3 too, medians of interleaved rounds on an AMD Zen 4,
+// one thread: 200x3072x768 1.03x faster, 200x2304x768 1.03x, 200x768x3072 1.02x, 160x1000x4096 1.03x, 512x2304x768
+// 1.01x, others 0.99-1.01x (512x3072x768 0.99x); two threads 1.00-1.02x. An outer cache shared with other tenants
+// keeps less of B than its size says.
+bool asks_b_ahead(const Kernel& k, int64_t rows, int64_t N, int64_t K) {
+  return matrix_bytes(K, N) > kStreamABytes && rows <= k.m2;
+}
+
+// What packing one B block of kernel k costs in a packed call. Where the call's tiles ask for the next B block ahead
+// (asks_b_ahead, taking all of C's rows for a thread's), packing the block copies it from L2, and its trip from
+// memory overlaps the tiles before it: the block costs the copy, at L2's bandwidth each way, and whatever of the trip
+// the tiles of its level-2 row of level-1 tiles do not cover. Elsewhere, and never above, the profiled pack_b_s,
+// which packed it from memory with nothing before it. At the profiled price, on one thread of a 2-vCPU Intel Xeon VM,
+// the 8x48 kernel whose level-1 blocks are 768 wide won 16-62x3072x768 at 0.84-0.92 of the fastest kernel's speed;
+// priced as here, the one with 384-wide blocks wins them at 0.92-0.99 (tools/bench.sh, transformer suite: the dispatcher's
+// geometric mean 0.975 -> 0.981 of the fastest kernel's speed on one thread, 0.980 -> 0.979 on two).
 double packed_b_block_s(const Kernel& k, int64_t M, int64_t N, int64_t K) {
-  if (matrix_bytes(K, N) <= kStreamABytes || M > k.m2) return k.level1.pack_b_s;
+  if (!asks_b_ahead(k, M, N, K)) return k.level1.pack_b_s;
   const strata_model::Machine& m = kMachine;
   const double block_bytes = static_cast<double>(k.k1 * k.n1) * m.b_bytes;
   const double trip_s = block_bytes / m.level[m.num_levels - 1].bandwidth_Bps;
@@ -840,8 +850,8 @@ double packed_b_block_s(const Kernel& k, int64_t M, int64_t N, int64_t K) {
 // place as an earlier one does (its twin or, where that applies, its loose twin; see DirectConstants) offers nothing,
 // as it would only tie. A kernel whose lower bound cannot beat either (see above) is not priced in full.
 // best->row_shares is left as it is: the grid matters only for the plan that wins, and choose_plan_slow() works it
-// out for that one alone. (The plans are written field by field rather than returned:
-// a returned Plan, copied out in wide loads of the callee's narrow stores, stalled each offer on store forwarding.)
+// out for that one alone. (The plans are written field by field rather than returned: a returned Plan, copied out in
+// wide loads of the callee's narrow stores, stalled each offer on store forwarding.)
 void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts& counts, bool skip_twins,
                   Plan* best, Plan::Alone* alone) {
   const Kernel& k = kKernels[id];
@@ -1791,14 +1801,7 @@ void packed_task(void* context, int64_t index) {
   const PackedBlock empty{-1, -1, 0, 0};
   std::fill_n(buffers.held_a, buffers.slots, empty);
   std::fill_n(buffers.held_b, buffers.b_slots, empty);
-  // Where B comes from beyond l2 (larger than it), each level-2 tile's tiles fetch the B block the next
-  // one packs first. Only for a thread with one level-2 row of tiles: with more, the next i2 starts on B blocks it may
-  // hold already (see b_slots). First only for a B from memory (larger than kOuterBytes); for one in
-  // l3 too, medians of interleaved rounds on an AMD Zen 4, one thread: 200x3072x768 1.03x faster,
-  // 200x2304x768 1.03x, 200x768x3072 1.02x, 160x1000x4096 1.03x, 512x2304x768 1.01x, others 0.99-1.01x (512x3072x768
-  // 0.99x); two threads 1.00-1.02x. An outer cache shared with other tenants keeps less of B than its size says.
-  const int64_t b_bytes = matrix_bytes(job.g->K, job.g->N);
-  const bool fetches_next_b = b_bytes > kStreamABytes && g.M <= k.m2;
+  const bool fetches_next_b = asks_b_ahead(k, g.M, job.g->N, job.g->K);
   for (int64_t p2 = 0; p2 < g.K; p2 += k.k2)
     for (int64_t i2 = 0; i2 < g.M; i2 += k.m2)
       for (int64_t j2 = 0; j2 < g.N; j2 += k.n2) {
