@@ -2,10 +2,13 @@
 // model may not pick and times each (median of 10 CUDA-event timings after 3 warm-ups, zero inputs) on three shapes.
 // A calibration aid for the GPU model, not part of any package. Build and run from the repository root:
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90,code=sm_90 tools/cuda_tile_variants.cu -o /tmp/v && /tmp/v
+// `/tmp/v --tc` times only Tensor Core tiles, more of them and on more shapes (the occupancy model's calibration:
+// blocks per SM, warps per sub-partition, k tile depth).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "../emitted_examples/strata_hgemm_tc_h100/src/gemm_kernels.cuh"
@@ -60,15 +63,63 @@ void hgemm(const char* label, H::GemmParams p) {
               T::kThreads, ms, 2.0 * p.M * p.N * p.K / (ms * 1e9));
 }
 
-int main() {
+H::GemmParams half_params(const long long* s, void* a, void* b, void* c) {
+  H::GemmParams q{};
+  q.M = s[0];
+  q.N = s[1];
+  q.K = s[2];
+  q.A = a;
+  q.lda = q.K;
+  q.B = b;
+  q.ldb = q.K;
+  q.C = static_cast<float*>(c);
+  q.ldc = q.N;
+  q.alpha = 1;
+  q.beta = 0;
+  q.partial = nullptr;
+  q.k_per_split = q.K;
+  return q;
+}
+
+// Tensor Core tiles over shapes from a full machine to a fraction of one wave.
+void tensor_core_set(void* a, void* b, void* c) {
+  const long long shapes[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {2000, 3072, 768},
+                                 {1000, 3072, 768},  {512, 768, 768},    {2000, 768, 3072}};
+  for (auto& s : shapes) {
+    const H::GemmParams q = half_params(s, a, b, c);
+    hgemm<64, 128, 256, 32, 64, 2>("64x128x256_w32x64_s2", q);
+    hgemm<128, 128, 32, 64, 64, 3>("128x128x32_w64x64_s3", q);
+    hgemm<128, 128, 64, 64, 64, 3>("128x128x64_w64x64_s3", q);
+    hgemm<128, 128, 64, 64, 64, 2>("128x128x64_w64x64_s2", q);
+    hgemm<128, 128, 128, 64, 64, 2>("128x128x128_w64x64_s2", q);
+    hgemm<128, 256, 32, 64, 64, 3>("128x256x32_w64x64_s3", q);
+    hgemm<128, 256, 64, 64, 64, 2>("128x256x64_w64x64_s2", q);
+    hgemm<128, 256, 64, 64, 64, 3>("128x256x64_w64x64_s3", q);
+    hgemm<256, 128, 64, 64, 64, 2>("256x128x64_w64x64_s2", q);
+    hgemm<64, 128, 64, 32, 64, 3>("64x128x64_w32x64_s3", q);
+    hgemm<64, 64, 64, 32, 32, 3>("64x64x64_w32x32_s3", q);
+    hgemm<128, 64, 64, 64, 32, 3>("128x64x64_w64x32_s3", q);
+    hgemm<48, 256, 128, 48, 64, 2>("48x256x128_w48x64_s2", q);
+    hgemm<256, 96, 16, 64, 48, 2>("256x96x16_w64x48_s2", q);
+    hgemm<512, 32, 64, 128, 32, 2>("512x32x64_w128x32_s2", q);
+    hgemm<48, 64, 256, 48, 64, 2>("48x64x256_w48x64_s2", q);
+  }
+}
+
+int main(int argc, char** argv) {
   const long long shapes[][3] = {{4096, 4096, 4096}, {2000, 3072, 768}, {512, 768, 768}};
   void *a, *b, *c;
-  cudaMalloc(&a, 4096ll * 4096 * 4);
-  cudaMalloc(&b, 4096ll * 4096 * 4);
-  cudaMalloc(&c, 4096ll * 4096 * 4);
-  cudaMemset(a, 0, 4096ll * 4096 * 4);
-  cudaMemset(b, 0, 4096ll * 4096 * 4);
+  const long long bytes = 8192ll * 8192 * 4;
+  cudaMalloc(&a, bytes);
+  cudaMalloc(&b, bytes);
+  cudaMalloc(&c, bytes);
+  cudaMemset(a, 0, bytes);
+  cudaMemset(b, 0, bytes);
   std::printf("kind,variant,M,N,K,threads,ms,tflops\n");
+  if (argc > 1 && std::string(argv[1]) == "--tc") {
+    tensor_core_set(a, b, c);
+    return 0;
+  }
   for (auto& s : shapes) {
     S::GemmParams p{};
     p.M = s[0];
