@@ -103,7 +103,8 @@ std::vector<std::string> kernel_sources(const std::string& package) {
 }
 
 // The dispatcher evaluates the model with its own copy of the whole-block formula (estimate_blocks in
-// templates/cuda/dispatch.cpp.tpl, beside the verbatim cost_model.h); the generator ranks with estimate_whole().
+// templates/cuda/dispatch.cpp.tpl, beside the verbatim cost_model.h and gpu_model.h); the generator ranks with
+// estimate_gpu() (estimate_whole() where the descriptor does not model occupancy).
 // A probe linked against the package prints each kernel's plan for shapes big enough that no split-K is
 // considered, and every prediction must equal the generator's for the same tiles.
 void check_dispatcher_model(const Example& e, const std::string& pkg, const ScratchDir& dir,
@@ -158,8 +159,11 @@ void check_dispatcher_model(const Example& e, const std::string& pkg, const Scra
     for (size_t l = 0; l < 3; ++l)
       for (size_t a = 0; a < 3; ++a) t.tile[l][a] = k["tiles"][l]["tile"][a].as<int64_t>();
     if (k["level0_modelled_seconds"]) t.l0_measured_s = k["level0_modelled_seconds"].as<double>();
+    const int64_t occupancy = k["blocks_per_sm"] ? k["blocks_per_sm"].as<int64_t>() : 0;
     INFO(k["name"].as<std::string>() << " on " << shape[0] << "x" << shape[1] << "x" << shape[2]);
-    CHECK(predicted == Approx(estimate_whole(machine, t, shape, 2).total_s).epsilon(1e-12));
+    const double expected = occupancy > 0 ? estimate_gpu(machine, gpu_sm(arch), t, occupancy, shape).total_s
+                                          : estimate_whole(machine, t, shape, 2).total_s;
+    CHECK(predicted == Approx(expected).epsilon(1e-12));
     ++compared;
   }
   CHECK(compared >= 2);

@@ -253,3 +253,77 @@ TEST_CASE("estimate_units gives estimate()'s total for each unit count", "[model
     }
   }
 }
+
+namespace {
+
+// The level-1 candidate with this block tile and stages whose child is the warp tile wm x wn (the deepest such), as
+// {block, warp} indices; {-1, -1} when the sieve has none.
+std::pair<int, int> find_block(const strata::SieveResult& sieve, int bm, int bn, int bk, int wm, int wn, int stages) {
+  const auto& blocks = sieve.levels[1].candidates;
+  const auto& warps = sieve.levels[0].candidates;
+  std::pair<int, int> found{-1, -1};
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const auto& b = blocks[i];
+    if (b.tile[0] != bm || b.tile[1] != bn || b.tile[2] != bk || b.stages != stages) continue;
+    for (int w : b.children) {
+      const auto& c = warps[static_cast<size_t>(w)];
+      if (c.tile[0] == wm && c.tile[1] == wn && c.mma_index == 0 &&
+          (found.second < 0 || c.tile[2] > warps[static_cast<size_t>(found.second)].tile[2]))
+        found = {static_cast<int>(i), w};
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("the GPU block level counts blocks per SM and ranks Tensor Core blocks as the H100 ran them", "[model]") {
+  const strata::Arch arch = strata::load_arch(strata::test::source_path("archs/h100.yaml"));
+  const strata::Op op = strata::load_op(strata::test::source_path("ops/hgemm_tc.yaml"));
+  const strata::SieveResult sieve = strata::run_sieve(arch, op).at(0);
+  REQUIRE(sieve.unit == strata::ComputeUnit::tensor_core);
+  const Machine machine = strata::make_machine(arch, op, sieve);
+  const strata_gpu::Sm sm = strata::gpu_sm(arch);
+  REQUIRE(strata_gpu::enabled(sm));
+  const std::vector<double> l0 = strata::gpu_level0_seconds(arch, op, sieve);
+  // blocks_per_sm: the tightest of registers, shared memory, threads and block slots.
+  CHECK(strata_gpu::blocks_per_sm(sm, 128, 208, 110592) == 2);  // shared memory: 2 x 111616 B of 233472
+  CHECK(strata_gpu::blocks_per_sm(sm, 128, 142, 202752) == 1);  // shared memory
+  CHECK(strata_gpu::blocks_per_sm(sm, 256, 208, 61440) == 1);   // registers: 8 warps x 6656
+  CHECK(strata_gpu::blocks_per_sm(sm, 1024, 32, 1024) == 2);    // threads
+  CHECK(strata_gpu::blocks_per_sm(sm, 32, 32, 1024) == 32);     // block slots
+  CHECK(strata_gpu::blocks_per_sm(sm, 128, 255, 300000) == 0);  // does not fit
+  // tools/cuda_tile_variants.cu on an H100, 4096^3 (TFLOP/s): 64x128x256 of 32x64 warp tiles, 2 stages: 133;
+  // 128x128x32 of 64x64, 3 stages: 197; 128x128x64 of 64x64, 3 stages: 233. The model must order them so.
+  const int64_t shape[3] = {4096, 4096, 4096};
+  auto seconds = [&](int bm, int bn, int bk, int wm, int wn, int stages) {
+    const auto [b, w] = find_block(sieve, bm, bn, bk, wm, wn, stages);
+    REQUIRE(b >= 0);
+    const int64_t occupancy = strata::gpu_occupancy(sm, sieve, b, w);
+    REQUIRE(occupancy >= 1);
+    double best = std::numeric_limits<double>::infinity();
+    for (int fm : {1, 2, 4, 8, 16})
+      for (int fn : {1, 2, 4, 8, 16}) {
+        Tiling t{};
+        for (int a = 0; a < 3; ++a) {
+          t.tile[0][a] = sieve.levels[0].candidates[static_cast<size_t>(w)].tile[static_cast<size_t>(a)];
+          t.tile[1][a] = sieve.levels[1].candidates[static_cast<size_t>(b)].tile[static_cast<size_t>(a)];
+        }
+        t.tile[2][0] = bm * fm;
+        t.tile[2][1] = bn * fn;
+        t.tile[2][2] = 4096;
+        t.l0_measured_s = l0[static_cast<size_t>(w)];
+        best = std::min(best, strata::estimate_gpu(machine, sm, t, occupancy, shape).total_s);
+      }
+    return best;
+  };
+  const double one_warp_per_sub_partition = seconds(64, 128, 256, 32, 64, 2);
+  const double shallow = seconds(128, 128, 32, 64, 64, 3);
+  const double deep = seconds(128, 128, 64, 64, 64, 3);
+  CHECK(deep < shallow);
+  CHECK(shallow < one_warp_per_sub_partition);
+  // Within 15% of what ran (the fit of archs/h100.yaml's block_sync_cycles and warp_step_latency_cycles).
+  const double flops = 2.0 * 4096 * 4096 * 4096;
+  CHECK(flops / deep * 1e-12 == Approx(233).epsilon(0.15));
+  CHECK(flops / one_warp_per_sub_partition * 1e-12 == Approx(133).epsilon(0.15));
+}

@@ -223,3 +223,43 @@ TEST_CASE("duplicate keys and wrong schema", "[spec][bad]") {
         "spec.yaml:1:9: architecture descriptor: 'schema' must be 'strata-arch/1' (this Strata reads that "
         "version), found 'strata-arch/2'");
 }
+
+TEST_CASE("the CUDA occupancy fields come all together, and mma_sync_gflops only for Tensor Cores", "[spec]") {
+  const std::string h100 = read_file(source_path("archs/h100.yaml"));
+  ScratchDir dir;
+  const Arch arch = load_arch(dir.write("h100.yaml", h100));
+  CHECK(arch.isa.models_occupancy());
+  CHECK(arch.isa.shared_memory_per_sm_bytes == 233472);
+  CHECK(arch.isa.shared_memory_reserved_per_block_bytes == 1024);
+  CHECK(arch.isa.threads_per_sm_max == 2048);
+  CHECK(arch.isa.blocks_per_sm_max == 32);
+  CHECK(arch.isa.register_allocation_unit == 256);
+  CHECK(arch.isa.block_sync_cycles == 800);
+  CHECK(arch.isa.warp_step_latency_cycles == 150);
+  const Arch reloaded = load_arch(dir.write("reloaded.yaml", write_arch_yaml(arch)));
+  CHECK(reloaded.isa.shared_memory_per_sm_bytes == 233472);
+  CHECK(reloaded.isa.block_sync_cycles == 800);
+  bool mma_sync = false;
+  for (const ComputeSpec& c : reloaded.compute) mma_sync = mma_sync || c.mma_sync_gflops == 494700;
+  CHECK(mma_sync);
+  CHECK_THAT(arch_error(replaced(h100, "  block_sync_cycles: 800\n", "")),
+             Catch::Contains("isa: missing key 'block_sync_cycles': the occupancy fields"));
+  CHECK_THAT(
+      arch_error(replaced(h100, "  shared_memory_per_sm_bytes: 233472\n", "  shared_memory_per_sm_bytes: 200000\n")),
+      Catch::Contains("'shared_memory_per_sm_bytes' must be >= 232448"));
+  CHECK_THAT(arch_error(replaced(h100, "    mma_sync_gflops: 494700\n", "    mma_sync_gflops: 2000000\n")),
+             Catch::Contains("'mma_sync_gflops' exceeds peak_gflops"));
+  CHECK_THAT(
+      arch_error(replaced(h100, "    peak_gflops: 67000\n", "    peak_gflops: 67000\n    mma_sync_gflops: 1\n")),
+      Catch::Contains("'mma_sync_gflops' is only valid for unit tensor_core"));
+  // Without the group the block level is Eqs. 5-7 alone.
+  std::string bare = h100;
+  for (const char* key :
+       {"  shared_memory_per_sm_bytes: 233472\n", "  shared_memory_reserved_per_block_bytes: 1024\n",
+        "  threads_per_sm_max: 2048\n", "  blocks_per_sm_max: 32\n", "  register_allocation_unit: 256\n",
+        "  block_sync_cycles: 800\n", "  warp_step_latency_cycles: 150\n"})
+    bare = replaced(bare, key, "");
+  const Arch without = load_arch(dir.write("bare.yaml", bare));
+  CHECK(!without.isa.models_occupancy());
+  CHECK(write_arch_yaml(without).find("blocks_per_sm_max") == std::string::npos);
+}

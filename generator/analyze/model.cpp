@@ -53,7 +53,7 @@ strata_model::Machine make_machine(const Arch& arch, const Op& op, const SieveRe
   return m;
 }
 
-std::vector<double> cuda_core_level0_seconds(const Arch& arch, const Op& op, const SieveResult& sieve) {
+std::vector<double> gpu_level0_seconds(const Arch& arch, const Op& op, const SieveResult& sieve) {
   const auto& cands = sieve.levels.at(0).candidates;
   std::vector<double> seconds(cands.size(), 0.0);
   if (!arch.is_gpu() || arch.levels.size() < 2) return seconds;
@@ -69,9 +69,26 @@ std::vector<double> cuda_core_level0_seconds(const Arch& arch, const Op& op, con
   const double elem = static_cast<double>(op.a_bytes());
   const bool widen = op.a_type == DataType::f16;
   const bool b_row_major = op.b_layout == Layout::row_major;
+  // Tensor Cores: mma.sync at its own peak, where the descriptor gives one, on each of the level-0 units.
+  double mma_flops = 0;
+  for (const ComputeSpec& c : arch.compute)
+    if (c.unit == ComputeUnit::tensor_core && c.input == op.a_type)
+      mma_flops = (c.mma_sync_gflops > 0 ? c.mma_sync_gflops : c.peak_gflops) * 1e9 /
+                  static_cast<double>(arch.level0_units());
   for (size_t i = 0; i < cands.size(); ++i) {
     const Candidate& c = cands[i];
-    if (c.thread_m <= 0) continue;  // Tensor Cores
+    if (c.mma_index >= 0) {
+      if (!arch.isa.models_occupancy() || sieve.unit != ComputeUnit::tensor_core || mma_flops <= 0) continue;
+      const MmaShape& mma = arch.isa.mma.at(static_cast<size_t>(c.mma_index));
+      const double wm = static_cast<double>(c.tile[kAxisM]), wn = static_cast<double>(c.tile[kAxisN]);
+      const double mmas = (wm / mma.m) * (wn / mma.n);
+      const double mma_s = mmas * 2.0 * mma.m * mma.n * mma.k / mma_flops;
+      const double fragment_bytes = (wm * size_of(mma.a) + wn * size_of(mma.b)) * mma.k;
+      const double steps = std::ceil(static_cast<double>(c.tile[kAxisK]) / mma.k);
+      seconds[i] = steps * (mma_s + fragment_bytes / shared_Bps);
+      continue;
+    }
+    if (c.thread_m <= 0) continue;
     const double tm = c.thread_m, tn = c.thread_n, cols = c.warp_cols;
     // Per k step, as the kernel (gemm_cuda_core) reads: one load of A per row, broadcast within a warp row, its
     // rows in different banks (the sieve keeps warp rows within the conflict-free count); B in groups of four
@@ -89,13 +106,41 @@ std::vector<double> cuda_core_level0_seconds(const Arch& arch, const Op& op, con
   return seconds;
 }
 
+strata_gpu::Sm gpu_sm(const Arch& arch) {
+  strata_gpu::Sm sm{};
+  if (!arch.is_gpu() || !arch.isa.models_occupancy() || arch.levels.size() != 3) return sm;
+  const IsaInfo& isa = arch.isa;
+  const double cycle_s = 1e-9 / arch.clock_ghz;
+  sm.registers = isa.registers_per_sm;
+  sm.register_unit = isa.register_allocation_unit;
+  sm.shared_bytes = isa.shared_memory_per_sm_bytes;
+  sm.shared_reserved = isa.shared_memory_reserved_per_block_bytes;
+  sm.threads = isa.threads_per_sm_max;
+  sm.blocks_per_sm_max = isa.blocks_per_sm_max;
+  sm.warp_size = isa.warp_size;
+  sm.step_k = 16;
+  sm.sync_s = isa.block_sync_cycles * cycle_s;
+  sm.step_latency_s = isa.warp_step_latency_cycles * cycle_s;
+  sm.shared_Bps = arch.memory_of(arch.levels[1]).bandwidth_gbps * 1e9;
+  return sm;
+}
+
+int64_t gpu_occupancy(const strata_gpu::Sm& sm, const SieveResult& sieve, int block, int warp) {
+  const Candidate& b = sieve.levels.at(1).candidates.at(static_cast<size_t>(block));
+  const Candidate& w = sieve.levels.at(0).candidates.at(static_cast<size_t>(warp));
+  const int64_t warps = (b.tile[kAxisM] / w.tile[kAxisM]) * (b.tile[kAxisN] / w.tile[kAxisN]);
+  return strata_gpu::blocks_per_sm(sm, warps * std::max<int64_t>(1, sm.warp_size), w.registers, b.footprint_bytes);
+}
+
 SubTilings best_sub_tilings(const strata_model::Machine& machine, const SieveResult& sieve,
                             const std::vector<double>& level0_seconds, const std::vector<bool>& level0_allowed,
-                            const Level1Profile& level1) {
+                            const Level1Profile& level1, const strata_gpu::Sm* sm) {
   const size_t levels = sieve.levels.size();
   SubTilings best;
   best.exec_s.resize(levels);
   best.child.resize(levels);
+  const bool gpu = sm != nullptr && strata_gpu::enabled(*sm) && levels == 3 && level1.empty();
+  if (gpu) best.occupancy.assign(sieve.levels[1].candidates.size(), 0);
   if (!level1.empty() && levels > 1) best.level1.assign(sieve.levels[1].candidates.size(), {});
   for (size_t l = 0; l < levels; ++l) {
     const auto& cands = sieve.levels[l].candidates;
@@ -117,6 +162,41 @@ SubTilings best_sub_tilings(const strata_model::Machine& machine, const SieveRes
             best.exec_s[1][i] = t;
             best.child[1][i] = child;
             best.level1[i] = m;
+          }
+        }
+        continue;
+      }
+      if (gpu && l == 1) {  // the warp tile whose round costs least per resident block
+        double best_per_block = std::numeric_limits<double>::infinity();
+        for (int child : cands[i].children) {
+          const double sub = best.exec_s[0][static_cast<size_t>(child)];
+          if (sub == std::numeric_limits<double>::infinity()) continue;
+          const int64_t occupancy = gpu_occupancy(*sm, sieve, static_cast<int>(i), child);
+          if (occupancy < 1) continue;
+          const auto& sub_tile = sieve.levels[0].candidates[static_cast<size_t>(child)].tile;
+          const double t = strata_gpu::block_round(machine, machine.level[1], *sm, cands[i].tile.data(),
+                                                   sub_tile.data(), sub, occupancy)
+                               .exec_s;
+          if (t / static_cast<double>(occupancy) < best_per_block) {
+            best_per_block = t / static_cast<double>(occupancy);
+            best.exec_s[1][i] = t;
+            best.child[1][i] = child;
+            best.occupancy[i] = occupancy;
+          }
+        }
+        continue;
+      }
+      if (gpu && l == 2) {
+        for (int child : cands[i].children) {
+          const double sub = best.exec_s[1][static_cast<size_t>(child)];
+          if (sub == std::numeric_limits<double>::infinity()) continue;
+          const auto& sub_tile = sieve.levels[1].candidates[static_cast<size_t>(child)].tile;
+          const double t = strata_gpu::grid_cost(machine, cands[i].tile.data(), sub_tile.data(), sub,
+                                                 best.occupancy[static_cast<size_t>(child)])
+                               .exec_s;
+          if (t < best.exec_s[2][i]) {
+            best.exec_s[2][i] = t;
+            best.child[2][i] = child;
           }
         }
         continue;
@@ -176,6 +256,23 @@ strata_model::Estimate estimate_whole(const strata_model::Machine& machine, cons
       tiles[l][a] = std::min(t.tile[l][a], strata_model::ceil_div(above, unit) * unit);
     }
   return strata_model::estimate_tiles(machine, tiles, t.l0_measured_s, shape);
+}
+
+strata_model::Estimate estimate_gpu(const strata_model::Machine& machine, const strata_gpu::Sm& sm,
+                                    const strata_model::Tiling& t, int64_t occupancy, const int64_t shape[kNumAxes]) {
+  if (!strata_gpu::enabled(sm) || machine.num_levels != 3) return estimate_whole(machine, t, shape, 2);
+  if (strata_model::empty_problem(shape)) {
+    strata_model::Estimate e{};
+    e.total_s = machine.launch_s;
+    return e;
+  }
+  int64_t tiles[strata_model::kMaxLevels][kNumAxes] = {};
+  for (int a = 0; a < kNumAxes; ++a) {
+    tiles[0][a] = t.tile[0][a];
+    tiles[1][a] = t.tile[1][a];
+    tiles[2][a] = std::min(t.tile[2][a], strata_model::ceil_div(shape[a], t.tile[1][a]) * t.tile[1][a]);
+  }
+  return strata_gpu::estimate(machine, sm, tiles, t.l0_measured_s, occupancy, shape);
 }
 
 std::vector<RankedTiling> rank_tilings(const strata_model::Machine& machine, const SieveResult& sieve,

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cost_model.h"
+#include "cuda/gpu_model.h"
 #include "sieve/sieve.h"
 
 namespace strata {
@@ -13,13 +14,25 @@ namespace strata {
 // level sees: an instance's bandwidth divided by the units of that level that share it.
 strata_model::Machine make_machine(const Arch& arch, const Op& op, const SieveResult& sieve);
 
-// Modelled seconds of each level-0 candidate of a GPU sieve that runs on CUDA cores, 0 for every other candidate and
-// target, which the flop count models (so a caller without profile records calls it for any target): one warp tile's
-// k steps, each bound by the slowest of the sub-partition's FMA pipe, its instruction issue (FMAs, shared-memory
-// loads, f16 widening) and its share of the SM's shared-memory wavefronts.
-// The flop count alone ranks a 16x1 thread tile (17 loads per 16 FMAs) with an 8x16 one (24 per 128); on an H100
-// the kernels it picked that way ran at 4-13 TFLOP/s against cuBLAS's 51.
-std::vector<double> cuda_core_level0_seconds(const Arch& arch, const Op& op, const SieveResult& sieve);
+// Modelled seconds of each level-0 candidate of a GPU sieve, 0 for every other candidate and target, which the flop
+// count models (so a caller without profile records calls it for any target).
+// CUDA cores: one warp tile's k steps, each bound by the slowest of the sub-partition's FMA pipe, its instruction
+// issue (FMAs, shared-memory loads, f16 widening) and its share of the SM's shared-memory wavefronts. The flop count
+// alone ranks a 16x1 thread tile (17 loads per 16 FMAs) with an 8x16 one (24 per 128); on an H100 the kernels it
+// picked that way ran at 4-13 TFLOP/s against cuBLAS's 51.
+// Tensor Cores, where the descriptor models occupancy (IsaInfo::models_occupancy): each k16 step issues the warp's
+// mma.sync fragments at the mma.sync peak (ComputeSpec::mma_sync_gflops) and loads its A and B fragments (ldmatrix)
+// at its sub-partition's share of the SM's shared-memory bandwidth, one after the other: the kernel loads a step's
+// fragments, then issues its MMAs. A 32x32 warp tile reads 4 KB of fragments per 8 MMAs, a 64x64 one 4 KB per 32.
+std::vector<double> gpu_level0_seconds(const Arch& arch, const Op& op, const SieveResult& sieve);
+
+// The SM limits and block-loop costs of templates/cuda/gpu_model.h from the descriptor; disabled (all 0) where the
+// descriptor does not model occupancy or is not a GPU.
+strata_gpu::Sm gpu_sm(const Arch& arch);
+
+// Blocks per SM of the level-1 candidate `block` built from level-0 candidate `warp` (its registers per thread and
+// warps; the block's shared memory is its footprint); 1 where sm is disabled.
+int64_t gpu_occupancy(const strata_gpu::Sm& sm, const SieveResult& sieve, int block, int warp);
 
 // One complete tiling: a candidate index per level, L0 first, each a cross-layer child of the next.
 struct RankedTiling {
@@ -41,10 +54,16 @@ struct SubTilings {
   std::vector<std::vector<double>> exec_s;           // [level][candidate]; infinity when it cannot be built
   std::vector<std::vector<int>> child;               // [level][candidate]; the child achieving exec_s, -1 at level 0
   std::vector<strata_model::Level1Measured> level1;  // [level-1 candidate]: the measurement used; empty: modelled
+  // GPU with occupancy modelled: [level-1 candidate] blocks per SM with its child (exec_s[1] is then one round of
+  // that many blocks, templates/cuda/gpu_model.h); empty otherwise.
+  std::vector<int64_t> occupancy;
 };
+// sm (GPU): the block and grid levels of templates/cuda/gpu_model.h, where enabled; a level-1 candidate's child is
+// then the warp tile with the least round time per resident block.
 SubTilings best_sub_tilings(const strata_model::Machine& machine, const SieveResult& sieve,
                             const std::vector<double>& level0_seconds = {},
-                            const std::vector<bool>& level0_allowed = {}, const Level1Profile& level1 = {});
+                            const std::vector<bool>& level0_allowed = {}, const Level1Profile& level1 = {},
+                            const strata_gpu::Sm* sm = nullptr);
 
 // Whether the sub-tiles of `level` (1 = level 1, ..., num_levels = the problem) are profiled level-1 tiles, whose
 // time already includes moving their data (strata_model::level_cost's sub_measured).
@@ -61,6 +80,12 @@ strata_model::Tiling unroll_tiling(const SieveResult& sieve, const SubTilings& b
 // (templates/cuda/dispatch.cpp.tpl, estimate_blocks) evaluates the same formula with whole_levels = 2.
 strata_model::Estimate estimate_whole(const strata_model::Machine& machine, const strata_model::Tiling& t,
                                       const int64_t shape[kNumAxes], int whole_levels);
+
+// estimate_whole(..., 2) with the block and grid levels of templates/cuda/gpu_model.h for a kernel whose SMs hold
+// `occupancy` blocks (the same as estimate_whole where sm is disabled). The CUDA dispatcher's estimate_blocks
+// evaluates the same formula.
+strata_model::Estimate estimate_gpu(const strata_model::Machine& machine, const strata_gpu::Sm& sm,
+                                    const strata_model::Tiling& t, int64_t occupancy, const int64_t shape[kNumAxes]);
 
 // The best `count` tilings for `shape` (m, n, k), fastest first. Shape-independent parts are solved once per
 // candidate by dynamic programming over the cross-layer map: the best way to build a level-L tile is the best

@@ -100,7 +100,7 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
   }
   // Without records: GPU CUDA-core tiles are modelled from their loads and issue slots, the rest from flops.
   const std::vector<double> level0_seconds =
-      have_records ? level0_seconds_from(arch, op, sieve, records) : cuda_core_level0_seconds(arch, op, sieve);
+      have_records ? level0_seconds_from(arch, op, sieve, records) : gpu_level0_seconds(arch, op, sieve);
 
   SelectOptions so = select_options_for(arch, op, sieve);
   so.max_kernels = o.max_kernels;

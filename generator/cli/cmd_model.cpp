@@ -69,7 +69,7 @@ Command add_model_command(CLI::App& app) {
               // As generate does: records where given (CPU tiles), else the model (CUDA-core tiles; flops elsewhere).
               const std::vector<double> level0_seconds = !profile->empty() && sieve.unit == ComputeUnit::cpu_fma
                                                              ? level0_seconds_from(arch, op, sieve, records)
-                                                             : cuda_core_level0_seconds(arch, op, sieve);
+                                                             : gpu_level0_seconds(arch, op, sieve);
               const auto ranked = rank_tilings(machine, sieve, shape, *top, level0_seconds);
               fmt::print("  compute unit {}: {} candidates, launch {}\n", to_string(sieve.unit),
                          sieve.total_candidates(), seconds(machine.launch_s));

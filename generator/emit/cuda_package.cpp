@@ -44,10 +44,11 @@ struct CudaKernel {
   int tm = 0, tn = 0, warp_rows = 0;  // CUDA cores
   int64_t shared_bytes = 0;
   int64_t sieve_shared_bytes = 0;  // what the sieve's shared-memory constraint counted
+  int64_t occupancy = 1;           // blocks per SM by the model's count (templates/cuda/gpu_model.h)
 };
 
-CudaKernel describe_kernel(const Op& op, const UnitKernels& u, int machine_index, const SelectedKernel& k,
-                           size_t id) {
+CudaKernel describe_kernel(const Arch& arch, const Op& op, const UnitKernels& u, int machine_index,
+                           const SelectedKernel& k, size_t id) {
   CudaKernel c;
   c.unit = u.unit;
   c.machine_index = machine_index;
@@ -61,6 +62,8 @@ CudaKernel describe_kernel(const Op& op, const UnitKernels& u, int machine_index
   c.grid = l2.tile;
   c.stages = l1.stages;
   c.registers_estimate = l0.registers;
+  // 0: the kernel's unit is ranked without gpu_model.h's block level (CUDA cores; see select_options_for).
+  c.occupancy = u.unit == ComputeUnit::tensor_core && arch.isa.models_occupancy() ? k.occupancy : 0;
   c.group_m = static_cast<int>(c.grid[0] / c.block[0]);
   const int64_t warps = (c.block[0] / c.warp[0]) * (c.block[1] / c.warp[1]);
   c.threads = static_cast<int>(warps * 32);
@@ -106,6 +109,22 @@ std::string binding(const Arch& arch, const CudaKernel& k, int level) {
         "registers: about {} of {} per thread by the sieve's count (accumulators, one k-slice of "
         "operand fragments, {} for addressing); ptxas decides the real number",
         k.registers_estimate, isa.registers_per_thread_max, isa.register_overhead_per_thread);
+  if (level == 1 && k.occupancy > 0) {
+    const strata_gpu::Sm sm = gpu_sm(arch);
+    const int64_t by_shared = sm.shared_bytes / (k.shared_bytes + sm.shared_reserved);
+    const int64_t per_warp =
+        strata_model::ceil_div(static_cast<int64_t>(k.registers_estimate) * sm.warp_size, sm.register_unit) *
+        sm.register_unit;
+    const int64_t by_registers = sm.registers / (per_warp * (k.threads / sm.warp_size));
+    const int64_t by_threads = sm.threads / k.threads;
+    return fmt::format(
+        "shared memory {} of {} B per block ({} stages, rows padded by 16 B); {} of {} warps per "
+        "block; registers {} x {} threads of {} per SM; {} block(s) per SM (shared memory allows {}, registers {}, "
+        "threads {}, block slots {})",
+        k.shared_bytes, isa.shared_memory_per_block_bytes, k.stages, k.threads / 32, isa.warps_per_block_max,
+        k.registers_estimate, k.threads, isa.registers_per_sm, k.occupancy, by_shared, by_registers, by_threads,
+        sm.blocks_per_sm_max);
+  }
   if (level == 1)
     return fmt::format(
         "shared memory {} of {} B per block ({} stages, rows padded by 16 B); {} of {} warps per "
@@ -190,6 +209,7 @@ void fill_kernel(const Op& op, const CudaKernel& k, ctemplate::TemplateDictionar
   d->SetValue("SHARED_BYTES", std::to_string(k.shared_bytes));
   d->SetIntValue("GROUP_M", k.group_m);
   d->SetValue("L0_SECONDS", literal(k.selected->tiling.l0_measured_s));
+  d->SetValue("OCCUPANCY", std::to_string(k.occupancy));
   d->SetIntValue("MACHINE_INDEX", k.machine_index);
   if (k.unit == ComputeUnit::tensor_core) {
     d->ShowSection("TENSOR_CORES");
@@ -249,9 +269,10 @@ std::string render_cuda_manifest(const PackageInputs& in, const std::vector<Unit
     y += fmt::format("    launch_bounds: [{}, 1]\n", k.threads);
     y += fmt::format("    shared_memory_bytes: {}\n", k.shared_bytes);
     y += fmt::format("    pipeline_stages: {}\n", k.stages);
+    if (k.occupancy > 0) y += fmt::format("    blocks_per_sm: {}\n", k.occupancy);
     y += "    level0_seconds_per_tile: modelled\n";
-    // CUDA cores: the model's time of one warp tile from its loads and issue slots (cuda_core_level0_seconds),
-    // which the dispatcher uses in place of the flop count.
+    // The model's time of one warp tile (gpu_level0_seconds: CUDA cores from their loads and issue slots, Tensor
+    // Cores from mma.sync and fragment loads), which the dispatcher uses in place of the flop count.
     if (k.selected->tiling.l0_measured_s > 0)
       y += fmt::format("    level0_modelled_seconds: {}\n", literal(k.selected->tiling.l0_measured_s));
     y += "    tiles:\n";
@@ -299,7 +320,7 @@ Partner cuda_core_partner(const Arch& arch, const Op& op) {
   so.whole_levels = 2;
   so.level0_pool = kGpuLevel0Pool;
   so.level0_allowed = cuda_emittable_level0(p.arch, op, p.sieve);
-  p.selection = select_kernels(p.sieve, p.machine, cuda_core_level0_seconds(p.arch, op, p.sieve), so);
+  p.selection = select_kernels(p.sieve, p.machine, gpu_level0_seconds(p.arch, op, p.sieve), so);
   return p;
 }
 
@@ -379,7 +400,7 @@ std::map<std::string, std::string> render_cuda_package(const PackageInputs& in, 
   std::vector<CudaKernel> kernels;
   for (size_t u = 0; u < units.size(); ++u)
     for (const SelectedKernel& k : units[u].selection->kernels) {
-      CudaKernel c = describe_kernel(op, units[u], static_cast<int>(u), k, kernels.size());
+      CudaKernel c = describe_kernel(arch, op, units[u], static_cast<int>(u), k, kernels.size());
       // The sieve bounded shared memory with the same padded layout; a mismatch is a bug in one of the two.
       if (c.shared_bytes != c.sieve_shared_bytes || c.shared_bytes > arch.isa.shared_memory_per_block_bytes)
         throw Error(
@@ -393,6 +414,18 @@ std::map<std::string, std::string> render_cuda_package(const PackageInputs& in, 
   ctemplate::TemplateDictionary dict("package");
   fill_common(in, &dict);
   for (const UnitKernels& u : units) fill_machine(arch, u, dict.AddSectionDictionary("MACHINE"));
+  const strata_gpu::Sm sm = gpu_sm(arch);
+  dict.SetValue("SM_REGISTERS", std::to_string(sm.registers));
+  dict.SetValue("SM_REGISTER_UNIT", std::to_string(sm.register_unit));
+  dict.SetValue("SM_SHARED_BYTES", std::to_string(sm.shared_bytes));
+  dict.SetValue("SM_SHARED_RESERVED", std::to_string(sm.shared_reserved));
+  dict.SetValue("SM_THREADS", std::to_string(sm.threads));
+  dict.SetValue("SM_BLOCKS", std::to_string(sm.blocks_per_sm_max));
+  dict.SetValue("SM_WARP_SIZE", std::to_string(sm.warp_size));
+  dict.SetValue("SM_STEP_K", std::to_string(sm.step_k));
+  dict.SetValue("SM_SYNC_S", literal(sm.sync_s));
+  dict.SetValue("SM_STEP_LATENCY_S", literal(sm.step_latency_s));
+  dict.SetValue("SM_SHARED_BPS", literal(sm.shared_Bps));
   for (const CudaKernel& k : kernels) fill_kernel(op, k, dict.AddSectionDictionary("KERNEL"));
 
   for (const CudaKernel& k : kernels) {
@@ -417,6 +450,7 @@ std::map<std::string, std::string> render_cuda_package(const PackageInputs& in, 
       {"cuda/api.h.tpl", "include/" + in.name + ".h", CommentStyle::cpp},
       {"cuda/dispatch.cpp.tpl", "src/dispatch.cpp", CommentStyle::cpp},
       {"cost_model.h", "src/cost_model.h", CommentStyle::cpp},
+      {"cuda/gpu_model.h", "src/gpu_model.h", CommentStyle::cpp},
       {"cuda/CMakeLists.txt.tpl", "CMakeLists.txt", CommentStyle::hash},
       {"cuda/selftest.cpp.tpl", "test/selftest.cpp", CommentStyle::cpp},
       {"cuda/bench.cpp.tpl", "bench/bench.cpp", CommentStyle::cpp},

@@ -29,10 +29,19 @@ SelectOptions select_options_for(const Arch& arch, const Op& op, const SieveResu
       so.level0_tie_break.push_back(cpu_loads_per_fma(arch, op, c));
   if (!arch.is_gpu()) so.narrow_partner_rows = direct_tile_rows(arch.isa.vector);
   if (arch.is_gpu()) so.whole_levels = 2;  // thread blocks run whole warp and block tiles, even at the edges
+  // Occupancy and the block's k loop (templates/cuda/gpu_model.h), where the descriptor models them: for Tensor Core
+  // blocks only. CUDA-core blocks keep Eqs. 5-7: the sieve counts about 184 registers for an 8x16 thread tile where
+  // ptxas gives 255, so their occupancy would be wrong by a block per SM, and no CUDA-core timings fitted the terms.
+  if (sieve.unit == ComputeUnit::tensor_core) so.gpu = gpu_sm(arch);
   // A modelled GPU level 0 ranks many warp tiles within a few percent of each other (the loads-and-issue model
   // cannot tell them apart more finely), and six of them left out the 128x128 blocks of 8x16 thread tiles that
   // the upper levels prefer; the selection is cheap enough to weigh more.
   if (arch.is_gpu()) so.level0_pool = kGpuLevel0Pool;
+  // With occupancy modelled, the block level weighs every emittable Tensor Core warp tile: blocks of small warp tiles
+  // share an SM four or more at a time and hide each other's waits, which a pool ranked by one warp's throughput
+  // leaves out (on an H100, 64x64x64 blocks of 32x32 warp tiles, four per SM, ran 2000x3072x768 at 118 TFLOP/s,
+  // 64x128x256 blocks of 32x64 ones at 97; neither warp tile was among the 32 best by level-0 throughput).
+  if (strata_gpu::enabled(so.gpu)) so.level0_pool = sieve.levels[0].candidates.size();
   return so;
 }
 

@@ -71,7 +71,9 @@ void parallel_ranges(size_t count, Body body) {
 }
 
 double problem_time(const strata_model::Machine& machine, const strata_model::Tiling& t,
-                    const std::array<int64_t, kNumAxes>& shape, int whole_levels) {
+                    const std::array<int64_t, kNumAxes>& shape, int whole_levels, const strata_gpu::Sm* gpu,
+                    int64_t occupancy) {
+  if (gpu != nullptr) return estimate_gpu(machine, *gpu, t, occupancy, shape.data()).total_s;
   if (whole_levels > 0) return estimate_whole(machine, t, shape.data(), whole_levels).total_s;
   return strata_model::estimate(machine, t, shape.data()).total_s;
 }
@@ -102,7 +104,13 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
   for (int i : sel.level0_pool) allowed[static_cast<size_t>(i)] = true;
   static const Level1Profile kModelled;
   const Level1Profile& level1 = options.level1 ? *options.level1 : kModelled;
-  const SubTilings best = best_sub_tilings(machine, sieve, level0_seconds, allowed, level1);
+  const strata_gpu::Sm* gpu =
+      strata_gpu::enabled(options.gpu) && level1.empty() && sieve.levels.size() == 3 ? &options.gpu : nullptr;
+  const SubTilings best = best_sub_tilings(machine, sieve, level0_seconds, allowed, level1, gpu);
+  // GPU: the occupancy of the chain that builds top-level candidate i.
+  auto occupancy_of = [&](const std::vector<int>& chain) {
+    return gpu != nullptr ? best.occupancy[static_cast<size_t>(chain[1])] : int64_t{1};
+  };
   const bool top_over_measured = sub_tiles_measured(static_cast<int>(sieve.levels.size()), level1);
 
   const size_t top_level = sieve.levels.size() - 1;
@@ -132,9 +140,34 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
   std::vector<int> best_of(coarse.size(), -1);
   // A tile's problem-level time is at least (number of its tiles in the problem) x (its execution time), since
   // Eq. 5 runs every tile's compute; candidates whose bound already loses are skipped without evaluating Eq. 5.
+  // GPU: the whole-call model of every buildable outermost candidate (its grid tile spans the block's k range, so the
+  // problem level's time is not the Eq. 5 bound below).
+  std::vector<strata_model::Tiling> top_tilings;
+  std::vector<int64_t> top_occupancy;
+  if (gpu != nullptr) {
+    top_tilings.resize(top.size());
+    top_occupancy.assign(top.size(), 0);
+    for (size_t i = 0; i < top.size(); ++i) {
+      if (best.exec_s[top_level][i] == kInf) continue;
+      std::vector<int> chain;
+      top_tilings[i] = unroll_tiling(sieve, best, static_cast<int>(i), &chain, level0_seconds);
+      top_occupancy[i] = occupancy_of(chain);
+    }
+  }
   parallel_ranges(coarse.size(), [&](size_t s) {
     const auto& shape = coarse[s];
     double best_t = kInf;
+    if (gpu != nullptr) {
+      for (size_t i = 0; i < top.size(); ++i) {
+        if (top_occupancy[i] < 1) continue;
+        const double time = estimate_gpu(machine, *gpu, top_tilings[i], top_occupancy[i], shape.data()).total_s;
+        if (time < best_t) {
+          best_t = time;
+          best_of[s] = static_cast<int>(i);
+        }
+      }
+      return;
+    }
     for (size_t i = 0; i < top.size(); ++i) {
       const double sub = best.exec_s[top_level][i];
       if (sub == kInf) continue;
@@ -172,7 +205,7 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
     tilings[w] = unroll_tiling(sieve, best, winners[w], &chains[w], level0_seconds);
   parallel_ranges(winners.size(), [&](size_t w) {
     for (size_t s = 0; s < grid.size(); ++s)
-      times[w][s] = problem_time(machine, tilings[w], grid[s], options.whole_levels);
+      times[w][s] = problem_time(machine, tilings[w], grid[s], options.whole_levels, gpu, occupancy_of(chains[w]));
   });
   for (size_t w = 0; w < winners.size(); ++w)
     for (size_t s = 0; s < grid.size(); ++s) best_any[s] = std::min(best_any[s], times[w][s]);
@@ -211,6 +244,7 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
     SelectedKernel k;
     k.chain = chains[chosen[c]];
     k.tiling = tilings[chosen[c]];
+    k.occupancy = occupancy_of(k.chain);
     sel.kernels.push_back(k);
   }
   std::vector<double> margin(chosen.size(), -1);

@@ -22,6 +22,7 @@ namespace strata {
 struct SelectedKernel {
   std::vector<int> chain;  // candidate index per level, L0 first
   strata_model::Tiling tiling{};
+  int64_t occupancy = 1;                          // GPU: blocks per SM (SelectOptions::gpu), else 1
   int64_t shapes_won = 0;                         // grid shapes on which it is the selected set's best
   std::array<int64_t, kNumAxes> example_shape{};  // the grid shape it wins by the largest margin
 };
@@ -64,6 +65,9 @@ struct SelectOptions {
   // Profiled level-1 tiles (see Level1Profile), or null: level 1 modelled. Only the pool's level-0 tiles need be
   // measured: level-1 tiles of others are not considered anyway.
   const Level1Profile* level1 = nullptr;
+  // GPU: the block and grid levels of templates/cuda/gpu_model.h (occupancy, the block's k loop), where enabled;
+  // disabled (the default): estimate_whole(..., whole_levels).
+  strata_gpu::Sm gpu{};
 };
 
 // level0_seconds: per level-0 candidate, the profiled time of one tile (0 = modelled).

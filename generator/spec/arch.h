@@ -54,6 +54,17 @@ struct IsaInfo {
   int warps_per_block_max = 0;
   std::vector<int> pipeline_stages;
   std::vector<MmaShape> mma;
+  // CUDA, optional as a group (all present or all 0): what decides how many blocks an SM holds at once, and what a
+  // block's k loop costs beyond its warps' work; the block level of the GPU model uses them (templates/cuda/
+  // gpu_model.h). Absent: the block level is Eqs. 5-7 alone.
+  int64_t shared_memory_per_sm_bytes = 0;
+  int64_t shared_memory_reserved_per_block_bytes = 0;
+  int threads_per_sm_max = 0;
+  int blocks_per_sm_max = 0;
+  int register_allocation_unit = 0;     // registers a warp is given at a time
+  double block_sync_cycles = 0;         // per k tile of a block: barrier, pipeline wait, next stage's copies issued
+  double warp_step_latency_cycles = 0;  // per k16 step of a warp that no other warp of its sub-partition covers
+  bool models_occupancy() const { return blocks_per_sm_max > 0; }
   std::string source;
 };
 
@@ -61,6 +72,9 @@ struct ComputeSpec {
   ComputeUnit unit = ComputeUnit::cpu_fma;
   DataType input = DataType::f32;
   double peak_gflops = 0;
+  // Tensor Cores, optional (0: peak_gflops): the peak of mma.sync, the instruction the CUDA kernels issue, where it
+  // is below the unit's peak (Hopper reaches peak_gflops only with wgmma).
+  double mma_sync_gflops = 0;
   std::string source;
   SourcePos pos;
 };

@@ -30,7 +30,20 @@ const std::vector<std::string> kCudaIsaKeys = {"sm",
                                                "threads_per_block_max",
                                                "warps_per_block_max",
                                                "pipeline_stages",
-                                               "mma"};
+                                               "mma",
+                                               "shared_memory_per_sm_bytes",
+                                               "shared_memory_reserved_per_block_bytes",
+                                               "threads_per_sm_max",
+                                               "blocks_per_sm_max",
+                                               "register_allocation_unit",
+                                               "block_sync_cycles",
+                                               "warp_step_latency_cycles"};
+// The occupancy group of the CUDA isa: all or none.
+const std::vector<std::string> kOccupancyKeys = {
+    "shared_memory_per_sm_bytes", "shared_memory_reserved_per_block_bytes",
+    "threads_per_sm_max",         "blocks_per_sm_max",
+    "register_allocation_unit",   "block_sync_cycles",
+    "warp_step_latency_cycles"};
 
 std::vector<int> to_ints(const std::vector<int64_t>& v) { return std::vector<int>(v.begin(), v.end()); }
 
@@ -106,6 +119,29 @@ IsaInfo read_cuda_isa(MapReader& r) {
   YAML::Node mma = r.node("mma");
   if (!mma.IsSequence()) throw Error(pos_of(mma, r.file()), "isa: 'mma' expected a list of MMA instruction shapes");
   for (size_t i = 0; i < mma.size(); ++i) isa.mma.push_back(read_mma(mma[i], r.file(), i));
+  size_t occupancy_keys = 0;
+  for (const auto& key : kOccupancyKeys) occupancy_keys += r.has(key) ? 1 : 0;
+  if (occupancy_keys > 0) {
+    for (const auto& key : kOccupancyKeys)
+      if (!r.has(key))
+        throw Error(r.pos(), fmt::format("isa: missing key '{}': the occupancy fields (shared_memory_per_sm_bytes "
+                                         "to warp_step_latency_cycles) come all together or not at all",
+                                         key));
+    isa.shared_memory_per_sm_bytes = r.integer("shared_memory_per_sm_bytes", isa.shared_memory_per_block_bytes);
+    isa.shared_memory_reserved_per_block_bytes =
+        r.integer("shared_memory_reserved_per_block_bytes", 0, isa.shared_memory_per_sm_bytes);
+    if (isa.shared_memory_per_block_bytes + isa.shared_memory_reserved_per_block_bytes >
+        isa.shared_memory_per_sm_bytes)
+      r.fail("shared_memory_reserved_per_block_bytes",
+             "with shared_memory_per_block_bytes exceeds shared_memory_per_sm_bytes: a largest block would not fit");
+    isa.threads_per_sm_max = static_cast<int>(r.integer("threads_per_sm_max", isa.threads_per_block_max, 1 << 20));
+    isa.blocks_per_sm_max = static_cast<int>(r.integer("blocks_per_sm_max", 1, 1024));
+    isa.register_allocation_unit = static_cast<int>(r.integer("register_allocation_unit", 1, isa.registers_per_sm));
+    if (static_cast<int64_t>(isa.registers_per_thread_max) * isa.warp_size > isa.registers_per_sm)
+      r.fail("registers_per_sm", "is smaller than one warp of registers_per_thread_max");
+    isa.block_sync_cycles = r.number("block_sync_cycles", 0, false);
+    isa.warp_step_latency_cycles = r.number("warp_step_latency_cycles", 0, false);
+  }
   reject_other_target_keys(r, kCpuIsaKeys, "CPU (x86_64, aarch64)");
   return isa;
 }
@@ -117,6 +153,11 @@ ComputeSpec read_compute(const YAML::Node& node, const std::string& file, size_t
   c.unit = static_cast<ComputeUnit>(r.choice("unit", kUnits));
   c.input = read_type(r, "input");
   c.peak_gflops = r.number("peak_gflops", 0, true);
+  if (r.has("mma_sync_gflops")) {
+    if (c.unit != ComputeUnit::tensor_core) r.fail("mma_sync_gflops", "is only valid for unit tensor_core");
+    c.mma_sync_gflops = r.number("mma_sync_gflops", 0, true);
+    if (c.mma_sync_gflops > c.peak_gflops) r.fail("mma_sync_gflops", "exceeds peak_gflops");
+  }
   c.source = r.string("source");
   r.finish();
   return c;

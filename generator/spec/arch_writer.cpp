@@ -91,6 +91,15 @@ void put_cuda_isa(YAML::Emitter& out, const IsaInfo& isa) {
   put_int_list(out, "pipeline_stages", isa.pipeline_stages);
   put_int_list(out, "k_unroll", isa.k_unroll);
   put_mma(out, isa.mma);
+  if (isa.models_occupancy()) {
+    put_int(out, "shared_memory_per_sm_bytes", isa.shared_memory_per_sm_bytes);
+    put_int(out, "shared_memory_reserved_per_block_bytes", isa.shared_memory_reserved_per_block_bytes);
+    put_int(out, "threads_per_sm_max", isa.threads_per_sm_max);
+    put_int(out, "blocks_per_sm_max", isa.blocks_per_sm_max);
+    put_int(out, "register_allocation_unit", isa.register_allocation_unit);
+    put_number(out, "block_sync_cycles", isa.block_sync_cycles);
+    put_number(out, "warp_step_latency_cycles", isa.warp_step_latency_cycles);
+  }
 }
 
 void put_isa(YAML::Emitter& out, const Arch& arch) {
@@ -111,6 +120,7 @@ void put_compute(YAML::Emitter& out, const std::vector<ComputeSpec>& compute) {
     put_string(out, "unit", to_string(c.unit));
     put_string(out, "input", to_string(c.input));
     put_number(out, "peak_gflops", c.peak_gflops);
+    if (c.mma_sync_gflops > 0) put_number(out, "mma_sync_gflops", c.mma_sync_gflops);
     put_string(out, "source", c.source);
     out << YAML::EndMap;
   }

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "cost_model.h"
+#include "gpu_model.h"
 #include "internal.h"
 
 namespace {
@@ -59,6 +60,10 @@ strata_model::LevelParams level(double latency_s, double bandwidth_Bps, int64_t 
 {{#MACHINE}}    machine_{{UNIT}}(),
 {{/MACHINE}}};
 
+// The SM as gpu_model.h's block and grid levels see it (occupancy, the block's k loop); all 0: Eqs. 5-7 alone.
+constexpr strata_gpu::Sm kSm = { {{SM_REGISTERS}}, {{SM_REGISTER_UNIT}}, {{SM_SHARED_BYTES}}, {{SM_SHARED_RESERVED}}, {{SM_THREADS}},
+                                {{SM_BLOCKS}}, {{SM_WARP_SIZE}}, {{SM_STEP_K}}, {{SM_SYNC_S}}, {{SM_STEP_LATENCY_S}}, {{SM_SHARED_BPS}} };
+
 struct KernelInfo {
   const char* name;
   bool tensor_cores;
@@ -67,13 +72,14 @@ struct KernelInfo {
   int grid_tile[3];  // level 2 tile: the region of C (and depth of k) the model stages in L2
   int stages, threads, shared_bytes, group_m;
   int machine;  // index into kMachines
-  double l0_s;  // > 0: the modelled time of one warp tile (CUDA cores: loads and issue slots), else its flops
+  double l0_s;  // > 0: the modelled time of one warp tile (loads and issue slots, or mma.sync), else its flops
+  int64_t blocks_per_sm;  // resident blocks per SM, by the generator's count of registers and shared memory
   cudaError_t (*launch)(const GemmParams&, int, bool, cudaStream_t);
 };
 
 const KernelInfo kKernels[] = {
 {{#KERNEL}}    {"{{NAME}}", {{TC}}, { {{WM}}, {{WN}}, {{WK}} }, { {{BM}}, {{BN}}, {{BK}} }, { {{GM}}, {{GN}}, {{GK}} }, {{STAGES}},
-     {{THREADS}}, {{SHARED_BYTES}}, {{GROUP_M}}, {{MACHINE_INDEX}}, {{L0_SECONDS}},
+     {{THREADS}}, {{SHARED_BYTES}}, {{GROUP_M}}, {{MACHINE_INDEX}}, {{L0_SECONDS}}, {{OCCUPANCY}},
      launch_{{NAME}}},
 {{/KERNEL}}};
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
@@ -81,7 +87,8 @@ constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(
 // cost_model.h's estimate() shrinks every level's tile to the problem, which is right for CPU micro-kernels that
 // run exact-size edge tiles but not for a thread block: a block whose tile hangs over the edge still runs every
 // warp's full MMA or FMA tile on zero-filled rows, and only whole blocks are launched. So levels 0 and 1 keep their
-// full tiles (Helix's padded reading) and level 2 is clamped to the problem rounded up to whole blocks.
+// full tiles (Helix's padded reading) and level 2 is clamped to the problem rounded up to whole blocks. The block
+// and grid levels are gpu_model.h's: blocks_per_sm blocks share an SM, and each k tile pays the block's barrier.
 strata_model::Estimate estimate_blocks(const strata_model::Machine& m, const KernelInfo& k, const int64_t shape[3]) {
   if (strata_model::empty_problem(shape)) {
     strata_model::Estimate e{};
@@ -95,7 +102,7 @@ strata_model::Estimate estimate_blocks(const strata_model::Machine& m, const Ker
     const int64_t whole = strata_model::ceil_div(shape[a], k.block[a]) * k.block[a];
     tiles[2][a] = whole < k.grid_tile[a] ? whole : k.grid_tile[a];
   }
-  return strata_model::estimate_tiles(m, tiles, k.l0_s, shape);
+  return strata_gpu::estimate(m, kSm, tiles, k.l0_s, k.blocks_per_sm, shape);
 }
 
 // The k range of each split: whole block k-tiles, as evenly as possible. Returns the number of splits that get
@@ -130,7 +137,9 @@ double predicted_seconds(const KernelInfo& k, int64_t M, int64_t N, int64_t K, i
   }
   const int64_t shape[3] = {M, N, splits > 1 ? k_per_split : K};
   double seconds = estimate_blocks(m, k, shape).total_s;
-  if (splits > 1) {
+  if (splits > 1 && k.blocks_per_sm > 0) {
+    seconds += strata_gpu::splitk_reduce_s(m, M, N, splits);
+  } else if (splits > 1) {
     const double bytes = static_cast<double>(M) * static_cast<double>(N) * 4.0 * (splits + 2);
     seconds += m.launch_s + m.problem.latency_s + bytes / m.problem.bandwidth_Bps;
   }
