@@ -20,9 +20,10 @@
 //   T_round = max(wsp * T_warp, T_warp + steps * step_latency) + occupancy * Bytes(k tile) / shared_Bps + sync_s,
 // with T_warp the level-0 time of the warp's share of the k tile. Level 2 (the grid over the SMs) then has
 // SMs x occupancy parallel units, each with 1 / occupancy of its SM's L2 bandwidth, and its blocks keep their sums
-// in registers across k (no partial sums move between k tiles) and write C once, through L2. The grid is every block
-// of the call, each spanning its whole k range as the kernel's blocks do; the problem level overlaps the DRAM stream
-// with the blocks' work.
+// in registers across k (no partial sums move between k tiles) and drain C once, at their share of DRAM among the
+// blocks resident at once. The grid is every block of the call, each spanning its whole k range as the kernel's
+// blocks do, and an SM holds no more of them than fall to it; the problem level overlaps the DRAM stream with the
+// blocks' work.
 #ifndef STRATA_GPU_MODEL_H_
 #define STRATA_GPU_MODEL_H_
 

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   5bd99bcc1f7e6b3bca20c64612f6d5b37ae2b69ac891512ca8014a7f8da433d9  template cuda/gpu_model.h
+//   27520aca977ede5cc5e619db42f60b873dd7734cd75200c3dca2a6359ec67037  template cuda/gpu_model.h
 
 // The block and grid levels of Strata's model for CUDA thread blocks: occupancy and the block's k loop.
 //
@@ -27,9 +27,10 @@
 //   T_round = max(wsp * T_warp, T_warp + steps * step_latency) + occupancy * Bytes(k tile) / shared_Bps + sync_s,
 // with T_warp the level-0 time of the warp's share of the k tile. Level 2 (the grid over the SMs) then has
 // SMs x occupancy parallel units, each with 1 / occupancy of its SM's L2 bandwidth, and its blocks keep their sums
-// in registers across k (no partial sums move between k tiles) and write C once, through L2. The grid is every block
-// of the call, each spanning its whole k range as the kernel's blocks do; the problem level overlaps the DRAM stream
-// with the blocks' work.
+// in registers across k (no partial sums move between k tiles) and drain C once, at their share of DRAM among the
+// blocks resident at once. The grid is every block of the call, each spanning its whole k range as the kernel's
+// blocks do, and an SM holds no more of them than fall to it; the problem level overlaps the DRAM stream with the
+// blocks' work.
 #ifndef STRATA_GPU_MODEL_H_
 #define STRATA_GPU_MODEL_H_
 

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   7094a74aa8dab764d9c994f8eed4857601c32b0ccc7746f2452fbe28b6088ef5  arch h100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   5bd99bcc1f7e6b3bca20c64612f6d5b37ae2b69ac891512ca8014a7f8da433d9  template cuda/gpu_model.h
+//   27520aca977ede5cc5e619db42f60b873dd7734cd75200c3dca2a6359ec67037  template cuda/gpu_model.h
 
 // The block and grid levels of Strata's model for CUDA thread blocks: occupancy and the block's k loop.
 //
@@ -27,9 +27,10 @@
 //   T_round = max(wsp * T_warp, T_warp + steps * step_latency) + occupancy * Bytes(k tile) / shared_Bps + sync_s,
 // with T_warp the level-0 time of the warp's share of the k tile. Level 2 (the grid over the SMs) then has
 // SMs x occupancy parallel units, each with 1 / occupancy of its SM's L2 bandwidth, and its blocks keep their sums
-// in registers across k (no partial sums move between k tiles) and write C once, through L2. The grid is every block
-// of the call, each spanning its whole k range as the kernel's blocks do; the problem level overlaps the DRAM stream
-// with the blocks' work.
+// in registers across k (no partial sums move between k tiles) and drain C once, at their share of DRAM among the
+// blocks resident at once. The grid is every block of the call, each spanning its whole k range as the kernel's
+// blocks do, and an SM holds no more of them than fall to it; the problem level overlaps the DRAM stream with the
+// blocks' work.
 #ifndef STRATA_GPU_MODEL_H_
 #define STRATA_GPU_MODEL_H_
 
