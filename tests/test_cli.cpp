@@ -86,6 +86,29 @@ TEST_CASE("model handles empty and degenerate shapes", "[cli]") {
   }
 }
 
+TEST_CASE("model ranks Tensor Core blocks as generate selects them: by occupancy, over the whole call", "[cli]") {
+  // h100.yaml models occupancy: Tensor Core blocks are ranked by templates/cuda/gpu_model.h, one line per block tile,
+  // its grid every block of the call; the fp32 CUDA-core blocks keep Eqs. 5-7 (no blocks per SM shown).
+  const auto tc = run_strata("model --top 3 --arch " + source_path("archs/h100.yaml") + " --op " +
+                             source_path("ops/hgemm_tc.yaml") + " --shape 4096,4096,4096");
+  REQUIRE(tc.exit_code == 0);
+  CHECK_THAT(tc.out, Catch::Contains("per SM)") && Catch::Contains("L2 grid        4096x4096x4096"));
+  std::vector<std::string> blocks;
+  for (size_t at = tc.out.find("    #"); at != std::string::npos; at = tc.out.find("    #", at + 1)) {
+    const std::string line = tc.out.substr(at, tc.out.find('\n', at) - at);
+    const size_t first = line.find(" / "), second = line.find(" / ", first + 3);
+    blocks.push_back(line.substr(first + 3, second - first - 3));
+  }
+  REQUIRE(blocks.size() == 3);
+  CHECK(blocks[0] != blocks[1]);
+  CHECK(blocks[1] != blocks[2]);
+  CHECK(blocks[0] != blocks[2]);
+  const auto cores = run_strata("model --top 1 --arch " + source_path("archs/h100.yaml") + " --op " +
+                                source_path("ops/sgemm.yaml") + " --shape 4096,4096,4096");
+  REQUIRE(cores.exit_code == 0);
+  CHECK(cores.out.find("per SM") == std::string::npos);
+}
+
 TEST_CASE("strata arch detect writes a descriptor that loads", "[cli][detect]") {
   ScratchDir dir;
   const auto r = run_strata("arch detect -o host.yaml", dir.path());

@@ -277,11 +277,35 @@ strata_model::Estimate estimate_gpu(const strata_model::Machine& machine, const 
 
 std::vector<RankedTiling> rank_tilings(const strata_model::Machine& machine, const SieveResult& sieve,
                                        const std::array<int64_t, kNumAxes>& shape, size_t count,
-                                       const std::vector<double>& level0_seconds) {
+                                       const std::vector<double>& level0_seconds, const strata_gpu::Sm* gpu) {
   const size_t levels = sieve.levels.size();
-  const SubTilings best = best_sub_tilings(machine, sieve, level0_seconds);
-  // Rank the outermost candidates on the problem level, then unroll each chain.
+  if (gpu != nullptr && (!strata_gpu::enabled(*gpu) || levels != 3)) gpu = nullptr;
+  const SubTilings best = best_sub_tilings(machine, sieve, level0_seconds, {}, {}, gpu);
   const auto& top = sieve.levels[levels - 1].candidates;
+  if (gpu != nullptr) {  // every buildable outermost candidate under the whole-call model the selection ranks by
+    std::vector<RankedTiling> out;
+    std::vector<bool> seen_blocks(sieve.levels[1].candidates.size(), false);
+    for (size_t i = 0; i < top.size(); ++i) {
+      if (best.exec_s[levels - 1][i] == std::numeric_limits<double>::infinity()) continue;
+      // The model's grid is every block of the call, whatever the grid tile: one entry per block tile.
+      const int block = best.child[levels - 1][i];
+      if (seen_blocks[static_cast<size_t>(block)]) continue;
+      seen_blocks[static_cast<size_t>(block)] = true;
+      RankedTiling t;
+      t.tiling = unroll_tiling(sieve, best, static_cast<int>(i), &t.chain, level0_seconds);
+      t.occupancy = best.occupancy[static_cast<size_t>(t.chain[1])];
+      if (t.occupancy < 1) continue;
+      t.estimate = estimate_gpu(machine, *gpu, t.tiling, t.occupancy, shape.data());
+      t.score_s = t.estimate.total_s;
+      out.push_back(std::move(t));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const RankedTiling& a, const RankedTiling& b) {
+      return a.estimate.total_s < b.estimate.total_s;
+    });
+    out.resize(std::min(count, out.size()));
+    return out;
+  }
+  // Rank the outermost candidates on the problem level, then unroll each chain.
   std::vector<std::pair<double, int>> scored;
   scored.reserve(top.size());
   const bool empty = shape[0] <= 0 || shape[1] <= 0 || shape[2] <= 0;  // no work: every tiling costs the launch

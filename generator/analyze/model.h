@@ -39,7 +39,8 @@ struct RankedTiling {
   std::vector<int> chain;
   strata_model::Tiling tiling{};
   strata_model::Estimate estimate{};
-  double score_s = 0;  // the dynamic programme's score: estimate_padded() of this tiling
+  double score_s = 0;     // the dynamic programme's score: estimate_padded() of this tiling
+  int64_t occupancy = 0;  // GPU with occupancy modelled: blocks per SM (see gpu_occupancy); else 0
 };
 
 // Profiled level-1 tiles: for each level-1 candidate, the measured time of each (level-0 child, tile) pair that was
@@ -90,8 +91,11 @@ strata_model::Estimate estimate_gpu(const strata_model::Machine& machine, const 
 // The best `count` tilings for `shape` (m, n, k), fastest first. Shape-independent parts are solved once per
 // candidate by dynamic programming over the cross-layer map: the best way to build a level-L tile is the best
 // of its children, since a tile's execution time only grows with its sub-tile's.
+// gpu (enabled, three levels): ranked as select_kernels ranks Tensor Core blocks, by estimate_gpu over every
+// buildable outermost candidate, each level-1 candidate built from its child of least round time per resident block.
 std::vector<RankedTiling> rank_tilings(const strata_model::Machine& machine, const SieveResult& sieve,
                                        const std::array<int64_t, kNumAxes>& shape, size_t count,
-                                       const std::vector<double>& level0_seconds = {});
+                                       const std::vector<double>& level0_seconds = {},
+                                       const strata_gpu::Sm* gpu = nullptr);
 
 }  // namespace strata

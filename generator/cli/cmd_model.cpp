@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/spec_options.h"
 #include "emit/cpu_package.h"
+#include "emit/package.h"
 #include "profile/records.h"
 #include "spec/arch_loader.h"
 #include "spec/op_loader.h"
@@ -19,6 +20,18 @@ std::string seconds(double s) {
   return fmt::format("{:.1f} ns", s * 1e9);
 }
 
+// Tiling t's tile at `level` (the shape past the last level). Under the occupancy model the grid is every block of
+// the call (see gpu_model.h), not the sieve's level-2 tile, which only names the chain.
+std::array<int64_t, kNumAxes> level_tile(const SieveResult& sieve, const RankedTiling& t,
+                                         const std::array<int64_t, kNumAxes>& shape, size_t level) {
+  if (level >= sieve.levels.size()) return shape;
+  std::array<int64_t, kNumAxes> tile = sieve.levels[level].candidates[static_cast<size_t>(t.chain[level])].tile;
+  if (t.occupancy > 0 && level == 2)
+    for (int a = 0; a < kNumAxes; ++a)
+      tile[a] = std::max<int64_t>(1, strata_model::ceil_div(shape[a], t.tiling.tile[1][a])) * t.tiling.tile[1][a];
+  return tile;
+}
+
 void print_breakdown(const Arch& arch, const SieveResult& sieve, const RankedTiling& t,
                      const std::array<int64_t, kNumAxes>& shape) {
   fmt::print("      {:<14} {:>14} {:>8} {:>6} {:>6} {:>11} {:>11} {:>11} {:>11}\n", "level", "tile", "n_temp",
@@ -27,7 +40,7 @@ void print_breakdown(const Arch& arch, const SieveResult& sieve, const RankedTil
   for (size_t l = 0; l <= levels; ++l) {
     const auto& c = t.estimate.level[l];
     const std::string name = l < levels ? fmt::format("L{} {}", l, arch.levels[l].name) : "problem";
-    const auto tile = l < levels ? sieve.levels[l].candidates[static_cast<size_t>(t.chain[l])].tile : shape;
+    const auto tile = level_tile(sieve, t, shape, l);
     fmt::print("      {:<14} {:>14} {:>8} {:>6} {:>6} {:>11} {:>11} {:>11} {:>11}\n", name, tile_string(tile),
                c.n_temporal, c.n_parallel, c.waves, seconds(c.load_s), seconds(c.compute_s), seconds(c.store_s),
                seconds(c.exec_s));
@@ -70,18 +83,23 @@ Command add_model_command(CLI::App& app) {
               const std::vector<double> level0_seconds = !profile->empty() && sieve.unit == ComputeUnit::cpu_fma
                                                              ? level0_seconds_from(arch, op, sieve, records)
                                                              : gpu_level0_seconds(arch, op, sieve);
-              const auto ranked = rank_tilings(machine, sieve, shape, *top, level0_seconds);
+              // As the selection ranks them: Tensor Core blocks by occupancy and their k loop where the descriptor
+              // models those (select_options_for), the rest by Eqs. 5-7.
+              const strata_gpu::Sm gpu = select_options_for(arch, op, sieve).gpu;
+              const auto ranked = rank_tilings(machine, sieve, shape, *top, level0_seconds, &gpu);
               fmt::print("  compute unit {}: {} candidates, launch {}\n", to_string(sieve.unit),
                          sieve.total_candidates(), seconds(machine.launch_s));
               for (size_t r = 0; r < ranked.size(); ++r) {
                 const RankedTiling& t = ranked[r];
                 std::string tiles;
                 for (size_t l = 0; l < t.chain.size(); ++l)
-                  tiles += (l ? " / " : "") +
-                           tile_string(sieve.levels[l].candidates[static_cast<size_t>(t.chain[l])].tile);
+                  tiles += (l ? " / " : "") + tile_string(level_tile(sieve, t, shape, l));
                 const double gflops = t.estimate.total_s > 0 ? flops / t.estimate.total_s * 1e-9 : 0;
-                fmt::print("    #{} {}  predicted {} ({:.1f} GFLOP/s)\n", r + 1, tiles, seconds(t.estimate.total_s),
-                           gflops);
+                const std::string blocks =
+                    t.occupancy > 0 ? fmt::format(", {} block{} per SM", t.occupancy, t.occupancy == 1 ? "" : "s")
+                                    : "";
+                fmt::print("    #{} {}  predicted {} ({:.1f} GFLOP/s{})\n", r + 1, tiles, seconds(t.estimate.total_s),
+                           gflops, blocks);
                 print_breakdown(arch, sieve, t, shape);
               }
             }
