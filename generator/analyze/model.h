@@ -39,7 +39,7 @@ struct RankedTiling {
   std::vector<int> chain;
   strata_model::Tiling tiling{};
   strata_model::Estimate estimate{};
-  double score_s = 0;     // the dynamic programme's score: estimate_padded() of this tiling
+  double score_s = 0;     // the dynamic programme's score: estimate_padded() of this tiling (GPU path: estimate)
   int64_t occupancy = 0;  // GPU with occupancy modelled: blocks per SM (see gpu_occupancy); else 0
 };
 
