@@ -110,20 +110,15 @@ std::string binding(const Arch& arch, const CudaKernel& k, int level) {
         "operand fragments, {} for addressing); ptxas decides the real number",
         k.registers_estimate, isa.registers_per_thread_max, isa.register_overhead_per_thread);
   if (level == 1 && k.occupancy > 0) {
-    const strata_gpu::Sm sm = gpu_sm(arch);
-    const int64_t by_shared = sm.shared_bytes / (k.shared_bytes + sm.shared_reserved);
-    const int64_t per_warp =
-        strata_model::ceil_div(static_cast<int64_t>(k.registers_estimate) * sm.warp_size, sm.register_unit) *
-        sm.register_unit;
-    const int64_t by_registers = sm.registers / (per_warp * (k.threads / sm.warp_size));
-    const int64_t by_threads = sm.threads / k.threads;
+    const strata_gpu::BlockLimits limits =
+        strata_gpu::block_limits(gpu_sm(arch), k.threads, k.registers_estimate, k.shared_bytes);
     return fmt::format(
         "shared memory {} of {} B per block ({} stages, rows padded by 16 B); {} of {} warps per "
         "block; registers {} x {} threads of {} per SM; {} block(s) per SM (shared memory allows {}, registers {}, "
         "threads {}, block slots {})",
         k.shared_bytes, isa.shared_memory_per_block_bytes, k.stages, k.threads / 32, isa.warps_per_block_max,
-        k.registers_estimate, k.threads, isa.registers_per_sm, k.occupancy, by_shared, by_registers, by_threads,
-        sm.blocks_per_sm_max);
+        k.registers_estimate, k.threads, isa.registers_per_sm, k.occupancy, limits.by_shared, limits.by_registers,
+        limits.by_threads, limits.by_slots);
   }
   if (level == 1)
     return fmt::format(

@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   27520aca977ede5cc5e619db42f60b873dd7734cd75200c3dca2a6359ec67037  template cuda/gpu_model.h
+//   611a82040fcd6f9f2b0778601f6fb063b9872e5d9af67ceaeb52d3bb2766684b  template cuda/gpu_model.h
 
 // The block and grid levels of Strata's model for CUDA thread blocks: occupancy and the block's k loop.
 //
@@ -57,19 +57,31 @@ struct Sm {
 
 inline bool enabled(const Sm& sm) { return sm.blocks_per_sm_max > 0; }
 
+// How many blocks of `threads` threads, `registers` registers each and `shared_bytes` of shared memory one SM could
+// hold by each of its limits (blocks_per_sm is the least of them; the generator reports each).
+struct BlockLimits {
+  int64_t by_threads, by_registers, by_shared, by_slots;
+};
+inline BlockLimits block_limits(const Sm& sm, int64_t threads, int64_t registers, int64_t shared_bytes) {
+  const int64_t warps = strata_model::ceil_div(threads, sm.warp_size);
+  const int64_t per_warp = strata_model::ceil_div(registers * sm.warp_size, sm.register_unit) * sm.register_unit;
+  BlockLimits l;
+  l.by_threads = sm.threads / (warps * sm.warp_size);
+  l.by_registers = per_warp > 0 ? sm.registers / (per_warp * warps) : sm.blocks_per_sm_max;
+  l.by_shared = sm.shared_bytes / (shared_bytes + sm.shared_reserved);
+  l.by_slots = sm.blocks_per_sm_max;
+  return l;
+}
+
 // Blocks of `threads` threads, `registers` registers each and `shared_bytes` of shared memory that one SM holds at
 // once (0: none fits).
 inline int64_t blocks_per_sm(const Sm& sm, int64_t threads, int64_t registers, int64_t shared_bytes) {
   if (!enabled(sm)) return 1;
-  const int64_t warps = strata_model::ceil_div(threads, sm.warp_size);
-  const int64_t per_warp = strata_model::ceil_div(registers * sm.warp_size, sm.register_unit) * sm.register_unit;
-  int64_t n = sm.blocks_per_sm_max;
-  const int64_t by_threads = sm.threads / (warps * sm.warp_size);
-  const int64_t by_registers = per_warp > 0 ? sm.registers / (per_warp * warps) : n;
-  const int64_t by_shared = sm.shared_bytes / (shared_bytes + sm.shared_reserved);
-  if (by_threads < n) n = by_threads;
-  if (by_registers < n) n = by_registers;
-  if (by_shared < n) n = by_shared;
+  const BlockLimits l = block_limits(sm, threads, registers, shared_bytes);
+  int64_t n = l.by_slots;
+  if (l.by_threads < n) n = l.by_threads;
+  if (l.by_registers < n) n = l.by_registers;
+  if (l.by_shared < n) n = l.by_shared;
   return n;
 }
 
