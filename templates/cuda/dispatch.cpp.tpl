@@ -137,12 +137,7 @@ double predicted_seconds(const KernelInfo& k, int64_t M, int64_t N, int64_t K, i
   }
   const int64_t shape[3] = {M, N, splits > 1 ? k_per_split : K};
   double seconds = estimate_blocks(m, k, shape).total_s;
-  if (splits > 1 && k.blocks_per_sm > 0) {
-    seconds += strata_gpu::splitk_reduce_s(m, M, N, splits);
-  } else if (splits > 1) {
-    const double bytes = static_cast<double>(M) * static_cast<double>(N) * 4.0 * (splits + 2);
-    seconds += m.launch_s + m.problem.latency_s + bytes / m.problem.bandwidth_Bps;
-  }
+  if (splits > 1) seconds += strata_gpu::splitk_reduce_s(m, M, N, splits, k.blocks_per_sm > 0 ? splits : 1);
   return seconds;
 }
 

@@ -168,11 +168,13 @@ inline strata_model::Estimate estimate(const strata_model::Machine& m, const Sm&
   return e;
 }
 
-// Split-K's second kernel (every partial sum and C read, C written): the reduction reads a thread's `splits` partial
-// sums one after another, so besides the bytes it waits a DRAM latency per split.
-inline double splitk_reduce_s(const strata_model::Machine& m, int64_t rows, int64_t cols, int splits) {
+// Split-K's second kernel (every partial sum and C read, C written): one launch, the bytes at DRAM's bandwidth and
+// `latency_waits` DRAM latencies. The reduction reads a thread's `splits` partial sums one after another, so a kernel
+// whose blocks this model prices waits one per split; Eqs. 5-7's kernels (blocks_per_sm 0) are priced with one.
+inline double splitk_reduce_s(const strata_model::Machine& m, int64_t rows, int64_t cols, int splits,
+                              int latency_waits) {
   const double bytes = static_cast<double>(rows) * static_cast<double>(cols) * 4.0 * (splits + 2);
-  return m.launch_s + m.problem.latency_s * static_cast<double>(splits) + bytes / m.problem.bandwidth_Bps;
+  return m.launch_s + m.problem.latency_s * static_cast<double>(latency_waits) + bytes / m.problem.bandwidth_Bps;
 }
 
 }  // namespace strata_gpu

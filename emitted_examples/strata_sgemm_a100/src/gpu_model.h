@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   611a82040fcd6f9f2b0778601f6fb063b9872e5d9af67ceaeb52d3bb2766684b  template cuda/gpu_model.h
+//   5491eebda32db473a03a286359373462e5e50716c44e93a7a7b94aa5c0d32e00  template cuda/gpu_model.h
 
 // The block and grid levels of Strata's model for CUDA thread blocks: occupancy and the block's k loop.
 //
@@ -175,11 +175,13 @@ inline strata_model::Estimate estimate(const strata_model::Machine& m, const Sm&
   return e;
 }
 
-// Split-K's second kernel (every partial sum and C read, C written): the reduction reads a thread's `splits` partial
-// sums one after another, so besides the bytes it waits a DRAM latency per split.
-inline double splitk_reduce_s(const strata_model::Machine& m, int64_t rows, int64_t cols, int splits) {
+// Split-K's second kernel (every partial sum and C read, C written): one launch, the bytes at DRAM's bandwidth and
+// `latency_waits` DRAM latencies. The reduction reads a thread's `splits` partial sums one after another, so a kernel
+// whose blocks this model prices waits one per split; Eqs. 5-7's kernels (blocks_per_sm 0) are priced with one.
+inline double splitk_reduce_s(const strata_model::Machine& m, int64_t rows, int64_t cols, int splits,
+                              int latency_waits) {
   const double bytes = static_cast<double>(rows) * static_cast<double>(cols) * 4.0 * (splits + 2);
-  return m.launch_s + m.problem.latency_s * static_cast<double>(splits) + bytes / m.problem.bandwidth_Bps;
+  return m.launch_s + m.problem.latency_s * static_cast<double>(latency_waits) + bytes / m.problem.bandwidth_Bps;
 }
 
 }  // namespace strata_gpu

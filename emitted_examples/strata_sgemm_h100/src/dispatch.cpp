@@ -3,7 +3,7 @@
 // Inputs (sha256):
 //   7094a74aa8dab764d9c994f8eed4857601c32b0ccc7746f2452fbe28b6088ef5  arch h100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   7f73633fb1100c225f7e5e1488f48542dcb8028d9aef279bba997c56b1125687  template cuda/dispatch.cpp.tpl
+//   73cfc22a1098bf027b229415fe6f1c70cfa13754879c2a14b74f47ab52651ae6  template cuda/dispatch.cpp.tpl
 
 // The dispatcher of strata_sgemm_h100: argument checks, the cost-model plan for each shape (Tensor Core or CUDA-core
 // kernel, tiles, split-K, grid), the launches on the caller's stream, and CUDA errors turned into statuses.
@@ -157,12 +157,7 @@ double predicted_seconds(const KernelInfo& k, int64_t M, int64_t N, int64_t K, i
   }
   const int64_t shape[3] = {M, N, splits > 1 ? k_per_split : K};
   double seconds = estimate_blocks(m, k, shape).total_s;
-  if (splits > 1 && k.blocks_per_sm > 0) {
-    seconds += strata_gpu::splitk_reduce_s(m, M, N, splits);
-  } else if (splits > 1) {
-    const double bytes = static_cast<double>(M) * static_cast<double>(N) * 4.0 * (splits + 2);
-    seconds += m.launch_s + m.problem.latency_s + bytes / m.problem.bandwidth_Bps;
-  }
+  if (splits > 1) seconds += strata_gpu::splitk_reduce_s(m, M, N, splits, k.blocks_per_sm > 0 ? splits : 1);
   return seconds;
 }
 
