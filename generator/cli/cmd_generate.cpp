@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/spec_options.h"
+#include "common/inert_text.h"
 #include "common/sha256.h"
 #include "emit/package.h"
 #include "emit/package_writer.h"
@@ -31,7 +32,7 @@ struct GenerateOptions {
   size_t max_kernels = 12;
 };
 
-void note(const std::string& message) { std::fprintf(stderr, "strata: %s\n", message.c_str()); }
+void note(const std::string& message) { std::fprintf(stderr, "strata: %s\n", printable_line(message).c_str()); }
 
 // Records found in an existing package at the output path, if they were made for the same inputs on this host
 // with this compiler: a second generation reuses them instead of profiling again.

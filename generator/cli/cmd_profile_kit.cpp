@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/spec_options.h"
+#include "common/inert_text.h"
 #include "emit/package.h"
 #include "emit/package_writer.h"
 #include "emit/provenance.h"
@@ -65,8 +66,8 @@ int run_profile_kit(const ProfileKitOptions& o, const std::vector<std::string>& 
   std::fprintf(stderr,
                "strata: wrote %s: a profile kit for %zu %s micro-kernels of %s (%s); build it for the device, run "
                "%s there and pass its %s to strata generate --profile (see %s/README.md)\n",
-               o.output.c_str(), in.kernels.size(), isa_display_name(arch.isa.vector), arch.name.c_str(),
-               op.name.c_str(), kKitBinary, kKitRecordsFile, o.output.c_str());
+               printable_line(o.output).c_str(), in.kernels.size(), isa_display_name(arch.isa.vector),
+               arch.name.c_str(), op.name.c_str(), kKitBinary, kKitRecordsFile, printable_line(o.output).c_str());
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "common/inert_text.h"
 #include "strata_version.h"
 
 namespace strata::cli {
@@ -36,8 +37,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "strata: error: %s\n", e.what());
-    std::fprintf(stderr, "Run 'strata --help' for usage.\n");
+    std::fprintf(stderr, "strata: error: %s (see 'strata --help')\n", strata::printable_line(e.what()).c_str());
     return 2;
   }
   try {
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const std::exception& e) {
     // Not expected: every input problem is a strata::Error. Still a message, never an abort.
-    std::fprintf(stderr, "strata: error: internal error: %s\n", e.what());
+    std::fprintf(stderr, "strata: error: internal error: %s\n", strata::printable_line(e.what()).c_str());
     return 70;
   }
 }

@@ -29,7 +29,8 @@ class Error : public std::runtime_error {
   std::string message_;
 };
 
-// "<file>:<line>:<col>: <message>", or "<file>: <message>" when the position is unknown.
+// "<file>:<line>:<col>: <message>", or "<file>: <message>" when the position is unknown; one printable line
+// (common/inert_text.h's printable_line), whatever bytes the file name or the message carry.
 std::string format_located(const SourcePos& pos, const std::string& message);
 
 }  // namespace strata

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/inert_text.h"
 #include "emit/manifest.h"
 #include "emit/package_writer.h"
 #include "emit/render_values.h"
@@ -231,8 +232,8 @@ std::string render_cuda_manifest(const PackageInputs& in, const std::vector<Unit
   y += "templates:\n";
   for (const auto& [name, sha] : templates) y += fmt::format("  {}: {}\n", name, sha);
   y += "analyzer:\n";
-  y += fmt::format("  level0: {}\n", yaml_quote(kCudaModelledNote));
-  y += fmt::format("  level1: {}\n", yaml_quote(kCudaModelledNote));
+  y += fmt::format("  level0: {}\n", yaml_quoted(kCudaModelledNote));
+  y += fmt::format("  level1: {}\n", yaml_quoted(kCudaModelledNote));
   y += "  levels:\n";
   for (const auto& l : arch.levels)
     y += fmt::format("    - {{name: {}, memory: {}, parallel_units: {}, descriptor_analyzer: {}, used: model}}\n",
@@ -275,7 +276,7 @@ std::string render_cuda_manifest(const PackageInputs& in, const std::vector<Unit
     for (int l = 0; l < 3; ++l) {
       y += fmt::format("      - level: {}\n", arch.levels[static_cast<size_t>(l)].name);
       y += fmt::format("        tile: [{}, {}, {}]\n", (*tiles[l])[0], (*tiles[l])[1], (*tiles[l])[2]);
-      y += fmt::format("        binding: {}\n", yaml_quote(binding(arch, k, l)));
+      y += fmt::format("        binding: {}\n", yaml_quoted(binding(arch, k, l)));
     }
   }
   return y;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/inert_text.h"
 #include "emit/cpu_package.h"
 #include "emit/package_writer.h"
 #include "strata_version.h"
@@ -35,20 +36,11 @@ std::string binding(const Arch& arch, const Op& op, size_t level, const Candidat
 
 }  // namespace
 
-std::string yaml_quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string manifest_preamble(const std::string& name, const Arch& arch, const Op& op) {
   std::string y;
   y += std::string(kManifestMarker) + "\n";
   y += fmt::format("name: {}\n", name);
-  y += fmt::format("generator: {}\n", yaml_quote(std::string("strata ") + STRATA_VERSION));
+  y += fmt::format("generator: {}\n", yaml_quoted(std::string("strata ") + STRATA_VERSION));
   y += fmt::format("arch: {{name: {}, sha256: {}}}\n", arch.name, arch.content_sha);
   y += fmt::format("op: {{name: {}, sha256: {}}}\n", op.name, op.content_sha);
   return y;
@@ -64,15 +56,15 @@ std::string render_manifest(const ManifestInputs& in, const std::vector<double>&
   for (const auto& [name, sha] : *in.templates) y += fmt::format("  {}: {}\n", name, sha);
   y += "analyzer:\n";
   if (in.records)
-    y += fmt::format("  level0: {}\n", yaml_quote(fmt::format("profiled on {} with {} (profile_records.yaml)",
-                                                              in.records->cpu, in.records->compiler)));
+    y += fmt::format("  level0: {}\n", yaml_quoted(fmt::format("profiled on {} with {} (profile_records.yaml)",
+                                                               in.records->cpu, in.records->compiler)));
   else
     y += "  level0: \"modelled (Eq. 3): no profile records were used\"\n";
   if (in.level1_profiled)
     y += fmt::format("  level1: {}\n",
-                     yaml_quote(fmt::format("profiled: {} blocks of the level-0 pool's tiles, packing included "
-                                            "(profile_records.yaml, level1)",
-                                            in.records->level1.size())));
+                     yaml_quoted(fmt::format("profiled: {} blocks of the level-0 pool's tiles, packing included "
+                                             "(profile_records.yaml, level1)",
+                                             in.records->level1.size())));
   else if (level1_profiling_asked(arch))
     y += "  level1: \"modelled (Eqs. 2-7): the descriptor asks for profiling, but no level-1 records were made\"\n";
   y += "  levels:\n";
@@ -113,7 +105,7 @@ std::string render_manifest(const ManifestInputs& in, const std::vector<double>&
       const Candidate& c = in.sieve->levels[l].candidates[static_cast<size_t>(k.chain[l])];
       y += fmt::format("      - level: {}\n", arch.levels[l].name);
       y += fmt::format("        tile: [{}, {}, {}]\n", c.tile[0], c.tile[1], c.tile[2]);
-      y += fmt::format("        binding: {}\n", yaml_quote(binding(arch, op, l, c)));
+      y += fmt::format("        binding: {}\n", yaml_quoted(binding(arch, op, l, c)));
     }
   }
   return y;

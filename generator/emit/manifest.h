@@ -28,7 +28,4 @@ std::string render_manifest(const ManifestInputs& in, const std::vector<double>&
 // The lines every manifest starts with: the package marker, the name, the generator version and the input hashes.
 std::string manifest_preamble(const std::string& name, const Arch& arch, const Op& op);
 
-// YAML double-quoted scalar.
-std::string yaml_quote(const std::string& s);
-
 }  // namespace strata

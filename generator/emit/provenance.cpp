@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "common/inert_text.h"
 #include "strata_version.h"
 
 namespace strata {
@@ -23,9 +24,9 @@ std::string provenance_header(const Provenance& p, CommentStyle style,
   if (style == CommentStyle::markdown) out += "<!--\n";
   for (const auto& l : lines) {
     switch (style) {
-      case CommentStyle::cpp: out += l.empty() ? "//\n" : "// " + l + "\n"; break;
-      case CommentStyle::hash: out += l.empty() ? "#\n" : "# " + l + "\n"; break;
-      case CommentStyle::markdown: out += l + "\n"; break;
+      case CommentStyle::cpp: out += l.empty() ? "//\n" : "// " + c_comment_text(l) + "\n"; break;
+      case CommentStyle::hash: out += l.empty() ? "#\n" : "# " + hash_comment_text(l) + "\n"; break;
+      case CommentStyle::markdown: out += html_comment_text(l) + "\n"; break;
     }
   }
   if (style == CommentStyle::markdown) out += "-->\n";

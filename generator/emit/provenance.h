@@ -16,7 +16,8 @@ struct Provenance {
 };
 
 // The header as comment lines in `style`, followed by any extra lines (already without comment markers) and a
-// blank line. Templates used are listed only if `templates` is non-empty (per-file: the templates it came from).
+// blank line; each line's text is made inert for the style (common/inert_text.h). Templates used are listed only if
+// `templates` is non-empty (per-file: the templates it came from).
 std::string provenance_header(const Provenance& p, CommentStyle style,
                               const std::map<std::string, std::string>& templates,
                               const std::vector<std::string>& extra_lines = {});

@@ -8,6 +8,7 @@
 #include <map>
 #include <regex>
 
+#include "common/inert_text.h"
 #include "spec/yaml_reader.h"
 
 namespace strata {
@@ -30,28 +31,8 @@ bool can_be_plain(const std::string& s) {
   return std::regex_match(s, safe) && !std::regex_match(s, special) && !std::regex_match(s, number_or_date);
 }
 
-std::string double_quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (ch == '\n') {
-      out += "\\n";
-    } else if (ch == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out += ch;  // UTF-8 passes through: YAML files are UTF-8
-    }
-  }
-  return out + "\"";
-}
-
 std::string yaml_string(const std::string& s, bool always_quote) {
-  return !always_quote && can_be_plain(s) ? s : double_quoted(s);
+  return !always_quote && can_be_plain(s) ? s : yaml_quoted(s);
 }
 
 // fmt's "{}" is the shortest text that reads back to the same double, so write -> load -> write is stable.

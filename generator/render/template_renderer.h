@@ -1,10 +1,16 @@
 // Renders templates/ files with ctemplate and remembers the sha256 of every template it used, for the provenance
 // headers of the emitted files.
+//
+// Free text (the variables in kFreeTextVariables) is written through a modifier of the template's syntax, which
+// common/inert_text.h implements: {{X:x-c-comment}} in C, C++ and CUDA files, {{X:x-hash-comment}} in CMake files,
+// {{X:x-markdown}} in Markdown, {{X:x-yaml}} in YAML. A template that writes free text any other way is refused
+// when it is loaded, so no template can paste a spec's words into a package unescaped.
 #pragma once
 
 #include <ctemplate/template.h>
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace strata {
@@ -26,6 +32,12 @@ class TemplateRenderer {
   std::map<std::string, std::string> used_;
   std::map<std::string, std::string> content_;
 };
+
+// The dictionary variables whose values come from free text: a spec's description, a records file's names.
+extern const std::set<std::string> kFreeTextVariables;
+
+// The modifier free text must carry in the template at `relative` (by its file name), e.g. "x-c-comment".
+std::string free_text_modifier(const std::string& relative);
 
 // templates/ next to the installed binary (../share/strata/templates) if present, else the source tree's.
 std::string default_templates_dir();

@@ -1,6 +1,6 @@
 # {{PACKAGE}}
 
-{{PACKAGE}} is a standalone C/C++ library for one operation: {{OP_DESCRIPTION}}. It computes
+{{PACKAGE}} is a standalone C/C++ library for one operation: {{OP_DESCRIPTION:x-markdown}}. It computes
 `C = alpha * A * B + beta * C` in single precision with row-major `A` (M x K), `B` (K x N) and `C` (M x N), using
 micro-kernels written for {{ISA_NAME}}.
 

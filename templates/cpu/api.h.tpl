@@ -2,7 +2,7 @@
 #define {{PACKAGE_UPPER}}_H_
 
 /*
- * {{PACKAGE}}: {{OP_DESCRIPTION}}.
+ * {{PACKAGE}}: {{OP_DESCRIPTION:x-c-comment}}.
  * C = alpha * op(A) * op(B) + beta * C with A {{A_LAYOUT}}, B {{B_LAYOUT}}, C {{C_LAYOUT}}; A is M x K, B is K x N and
  * C is M x N in the mathematical sense, element type float. Leading dimensions are in elements.
  *

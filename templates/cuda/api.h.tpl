@@ -2,7 +2,7 @@
 #define {{PACKAGE_UPPER}}_H_
 
 /*
- * {{PACKAGE}}: {{OP_DESCRIPTION}}, for the {{ARCH_DESCRIPTION}}.
+ * {{PACKAGE}}: {{OP_DESCRIPTION:x-c-comment}}, for the {{ARCH_DESCRIPTION:x-c-comment}}.
  * C = alpha * A * B + beta * C on the GPU, with A ({{A_TYPE_TEXT}}) M x K {{A_LAYOUT}}, B ({{B_TYPE_TEXT}}) K x N
  * {{B_LAYOUT}}{{B_LAYOUT_NOTE}}, and C (float) M x N {{C_LAYOUT}}; products are accumulated in fp32. Leading
  * dimensions are in elements. A, B, C and any workspace are device pointers (cudaMalloc, cudaMallocAsync or
