@@ -181,7 +181,7 @@ TEST_CASE("zero and negative sizes", "[spec][bad]") {
   CHECK(arch_error(replaced(kValidCpuArch, "k_unroll: [1, 4]", "k_unroll: [1, 0]")) ==
         "spec.yaml:15:17: isa: 'k_unroll' item must be >= 1, found 0");
   CHECK(op_error(replaced(kValidGemmOp, "  m: {}", "  m: {max: -1}")) ==
-        "spec.yaml:8:12: dims.m: 'max' must be >= 0, found -1");
+        "spec.yaml:8:12: dims.m: 'max' must be >= 1, found -1");
 }
 
 TEST_CASE("impossible hierarchies", "[spec][bad]") {

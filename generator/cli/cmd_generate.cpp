@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/spec_options.h"
+#include "common/c_names.h"
 #include "common/inert_text.h"
 #include "common/sha256.h"
 #include "emit/package.h"
@@ -57,9 +58,10 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
   const Op op = load_op(o.paths.op);
   check_package_support(arch, op);
   const std::string name = o.name.empty() ? fmt::format("strata_{}_{}", op.name, arch.name) : o.name;
-  if (!is_c_identifier(name))
-    throw Error({"--name", 0, 0}, fmt::format("'{}' must be a C identifier ([A-Za-z_][A-Za-z0-9_]*)", name));
+  if (const std::string problem = package_name_problem(name); !problem.empty())
+    throw Error({"--name", 0, 0}, fmt::format("'{}' cannot name a package: it {}", name, problem));
   const SieveResult sieve = run_sieve(arch, op).at(0);
+  require_candidates(sieve, arch);
   const strata_model::Machine machine = make_machine(arch, op, sieve);
 
   // Level 0: profile records (given, reused, or measured now) or the model.

@@ -65,6 +65,7 @@ Command add_model_command(CLI::App& app) {
             const Arch arch = load_arch(paths->arch);
             const Op op = load_op(paths->op);
             const std::vector<SieveResult> results = run_sieve(arch, op);
+            for (const SieveResult& r : results) require_candidates(r, arch);
             const double flops =
                 2.0 * static_cast<double>(shape[0]) * static_cast<double>(shape[1]) * static_cast<double>(shape[2]);
             fmt::print("model: arch {}, op {}, shape m={} n={} k={} ({:.3g} GFLOP)\n", arch.name, op.name, shape[0],

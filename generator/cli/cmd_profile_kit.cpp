@@ -46,6 +46,7 @@ int run_profile_kit(const ProfileKitOptions& o, const std::vector<std::string>& 
   if (is_strata_package(o.output) && !o.force)
     throw Error({o.output, 0, 0}, "is a Strata package, not a profile kit; write the kit elsewhere or use --force");
   const SieveResult sieve = run_sieve(arch, op).at(0);
+  require_candidates(sieve, arch);
 
   KitInputs in;
   in.arch = &arch;

@@ -307,6 +307,7 @@ Partner cuda_core_partner(const Arch& arch, const Op& op) {
                                                "package needs for shapes the Tensor Cores leave idle",
                                                arch.name));
   p.sieve = run_sieve(p.arch, op).at(0);
+  require_candidates(p.sieve, p.arch);
   p.machine = make_machine(p.arch, op, p.sieve);
   SelectOptions so;
   // Partners for the shapes where Tensor Cores idle (Helix, Figure 12: tiny M), not a second full kernel set:

@@ -36,7 +36,7 @@ class LevelBuilder {
  public:
   static constexpr size_t kExamples = 3;
 
-  LevelBuilder(SieveLevel& level, std::vector<std::string> order) : level_(level) {
+  LevelBuilder(SieveLevel& level, std::vector<std::string> order, SourcePos pos) : level_(level), pos_(pos) {
     level_.constraint_order = std::move(order);
     for (const auto& key : level_.constraint_order) level_.pruned[key] = 0;
   }
@@ -52,7 +52,14 @@ class LevelBuilder {
   void keep(const Candidate& c, int child) {
     auto key = std::make_tuple(c.tile, c.mma_index, c.stages, c.thread_m, c.thread_n, c.warp_rows);
     auto [it, inserted] = index_.emplace(key, static_cast<int>(level_.candidates.size()));
-    if (inserted) level_.candidates.push_back(c);
+    if (inserted) {
+      if (static_cast<int64_t>(level_.candidates.size()) >= kMaxCandidates)
+        throw Error(pos_,
+                    fmt::format("level '{}' keeps more than {} candidates, the most a level may keep (sieve.h): "
+                                "give it fewer tile_multiples or a smaller capacity",
+                                level_.name, kMaxCandidates));
+      level_.candidates.push_back(c);
+    }
     if (child >= 0) level_.candidates[static_cast<size_t>(it->second)].children.push_back(child);
   }
   // Sorts candidates deterministically and remaps nothing upward (called before the next level is built).
@@ -78,6 +85,7 @@ class LevelBuilder {
 
  private:
   SieveLevel& level_;
+  SourcePos pos_;
   std::map<std::tuple<Tile, int, int, int, int, int>, int> index_;
 };
 
@@ -86,9 +94,15 @@ class LevelBuilder {
 // CPU register tile mr x nr with k unrolled kr times; B is vectorised along n, A broadcast.
 void cpu_level0(const Arch& arch, const Op& op, SieveLevel& level) {
   const IsaInfo& isa = arch.isa;
-  LevelBuilder b(level, {kVectorWidth, kRegisterBudget, kFmaLatency, kOpMax});
+  LevelBuilder b(level, {kVectorWidth, kRegisterBudget, kFmaLatency, kOpMax}, arch.levels.at(0).pos);
   const int lanes = isa.vector_bits / (8 * op.b_bytes());
   const int regs = isa.vector_registers;
+  const int64_t tiles = static_cast<int64_t>(regs) * lanes * regs * static_cast<int64_t>(isa.k_unroll.size());
+  if (tiles > kMaxConsidered)
+    throw Error(arch.levels.at(0).pos,
+                fmt::format("level '{}' would consider {} register tiles ({} registers x {} x {} k_unroll values), "
+                            "more than a level may (sieve.h, {})",
+                            arch.levels.at(0).name, tiles, regs, lanes * regs, isa.k_unroll.size(), kMaxConsidered));
   // Initial candidates under the resource limit: every mr and nr a register file could hold at all.
   for (int mr = 1; mr <= regs; ++mr)
     for (int nr = 1; nr <= lanes * regs; ++nr)
@@ -128,7 +142,7 @@ int gpu_overhead(const IsaInfo& isa) { return isa.register_overhead_per_thread; 
 // Tensor Core warp tile: a multiple of an mma.sync shape.
 void tensor_core_level0(const Arch& arch, const Op& op, SieveLevel& level) {
   const IsaInfo& isa = arch.isa;
-  LevelBuilder b(level, {kMmaShape, kRegisterBudget, kOpMax});
+  LevelBuilder b(level, {kMmaShape, kRegisterBudget, kOpMax}, arch.levels.at(0).pos);
   const int warp = isa.warp_size;
   // Initial candidates: warp tiles in steps of 8 up to 256 x 256 x 64 (beyond that no register file holds
   // the accumulators), tried against every MMA instruction for the op's types.
@@ -173,7 +187,7 @@ void tensor_core_level0(const Arch& arch, const Op& op, SieveLevel& level) {
 // warp_rows x warp_cols.
 void cuda_core_level0(const Arch& arch, const Op& op, SieveLevel& level) {
   const IsaInfo& isa = arch.isa;
-  LevelBuilder b(level, {kVectorWidth, kSharedBanks, kRegisterBudget, kOpMax});
+  LevelBuilder b(level, {kVectorWidth, kSharedBanks, kRegisterBudget, kOpMax}, arch.levels.at(0).pos);
   const int warp = isa.warp_size;
   // Shared-memory rows are padded by one 16-byte chunk (gpu_stage_bytes), which shifts each row by four banks: at
   // one k, up to eight neighbouring rows fall in different banks, more collide. The kernel gives each lane of a
@@ -252,10 +266,20 @@ void upper_level(const Arch& arch, const Op& op, int index, const SieveLevel& be
   if (gpu_block) order = {kWarpsPerBlock, kSharedMemory, kRegistersPerSm};
   order.push_back(kCapacity);
   order.push_back(kOpMax);
-  LevelBuilder b(level, order);
+  LevelBuilder b(level, order, spec.pos);
   const int64_t capacity = level_capacity(arch, spec);
   const std::vector<int> stages = gpu_block ? arch.isa.pipeline_stages : std::vector<int>{1};
   const auto& f = spec.tile_multiples;
+  const auto multiples = static_cast<int64_t>(f.size());
+  const int64_t pairs = static_cast<int64_t>(below.candidates.size()) * multiples * multiples * multiples *
+                        static_cast<int64_t>(stages.size());
+  if (pairs > kMaxConsidered)
+    throw Error(spec.pos,
+                fmt::format("level '{}' would consider {} (tile, multiple) pairs ({} candidates below x {}^3 "
+                            "tile_multiples x {} stages), {:.1f}x the most a level may (sieve.h, {}): give "
+                            "it or the level below fewer tile_multiples",
+                            spec.name, pairs, below.candidates.size(), multiples, stages.size(),
+                            static_cast<double>(pairs) / kMaxConsidered, kMaxConsidered));
   for (int child = 0; child < static_cast<int>(below.candidates.size()); ++child) {
     const Candidate& sub = below.candidates[static_cast<size_t>(child)];
     for (int fm : f)
@@ -342,6 +366,22 @@ std::string describe_constraint(const std::string& key) {
   };
   auto it = text.find(key);
   return it == text.end() ? key : it->second;
+}
+
+void require_candidates(const SieveResult& result, const Arch& arch) {
+  for (size_t l = 0; l < result.levels.size(); ++l) {
+    const SieveLevel& level = result.levels[l];
+    if (!level.candidates.empty()) continue;
+    std::string why =
+        level.considered == 0 ? "the level below kept none" : fmt::format("of {} considered,", level.considered);
+    for (const auto& key : level.constraint_order)
+      if (level.pruned.at(key) > 0)
+        why += fmt::format(" {} failed {} ({});", level.pruned.at(key), key, describe_constraint(key));
+    if (why.back() == ';') why.pop_back();
+    throw Error(arch.levels.at(l).pos,
+                fmt::format("level '{}' keeps no candidate for the {} unit: {}; see strata sieve --explain",
+                            level.name, to_string(result.unit), why));
+  }
 }
 
 std::vector<SieveResult> run_sieve(const Arch& arch, const Op& op) {

@@ -48,10 +48,21 @@ struct SieveResult {
   int64_t total_candidates() const;
 };
 
+// Bounds on the candidate space, checked as the sieve runs so that no descriptor makes it (or the stages after it)
+// run for minutes or take gigabytes: a level may consider at most kMaxConsidered (tile, multiple) pairs, about
+// four times the largest shipped descriptor's, and keep at most kMaxCandidates tiles. Going past either is a
+// strata::Error at the level in the descriptor, saying which bound and by how much.
+constexpr int64_t kMaxConsidered = 20'000'000;
+constexpr int64_t kMaxCandidates = 1'000'000;
+
 // Runs the sieve once for every compute unit of `arch` that can run `op` (matching input type). Throws
 // strata::Error naming the spec when the pair cannot work (no matching unit, no rKernel for the target, level
 // counts that differ).
 std::vector<SieveResult> run_sieve(const Arch& arch, const Op& op);
+
+// Throws strata::Error, at the level in the descriptor, when a level of `result` kept no candidate: nothing
+// could be generated or modelled. Says how many candidates each constraint removed.
+void require_candidates(const SieveResult& result, const Arch& arch);
 
 // The vector loads one k step of CPU register tile `c` issues per FMA: its row of B (nr / lanes vectors) and its
 // column of A (a broadcast per row, or a vector per `lanes` rows where the ISA broadcasts from a register lane),

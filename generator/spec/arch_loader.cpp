@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/c_names.h"
 #include "common/sha256.h"
 #include "spec/yaml_reader.h"
 
@@ -288,6 +289,9 @@ Arch load_arch(const std::string& path) {
   if (schema != "strata-arch/1")
     r.fail("schema", fmt::format("must be 'strata-arch/1' (this Strata reads that version), found '{}'", schema));
   a.name = r.identifier("name");
+  if (const std::string problem = name_part_problem(a.name); !problem.empty())
+    r.fail("name",
+           fmt::format("'{}' {}: it is a part of the default package name strata_<op>_<arch>", a.name, problem));
   a.description = r.string("description");
   a.target = static_cast<Target>(r.choice("target", kTargets));
   a.clock_ghz = r.number("clock_ghz", 0, true);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/c_names.h"
 #include "common/sha256.h"
 #include "spec/yaml_reader.h"
 
@@ -34,10 +35,10 @@ DimFacts read_dim(MapReader& parent, const std::string& name) {
   if (node.IsNull()) return d;  // "m:" with no facts
   MapReader r(node, parent.file(), fmt::format("dims.{}", name));
   d.min = r.optional_integer("min", 0, 0);
-  d.max = r.optional_integer("max", INT64_MAX, 0);
+  d.max = r.optional_integer("max", INT64_MAX, 1);  // a dimension that is always 0 leaves nothing to generate
   d.multiple_of = r.optional_integer("multiple_of", 1, 1);
   if (d.max < d.min) r.fail("max", fmt::format("is below min ({} < {})", d.max, d.min));
-  if (d.max != INT64_MAX && d.max < d.multiple_of && d.max != 0)
+  if (d.max != INT64_MAX && d.max < d.multiple_of)
     r.fail("multiple_of", fmt::format("({}) exceeds max ({}): no non-zero size is allowed", d.multiple_of, d.max));
   r.finish();
   return d;
@@ -179,6 +180,9 @@ Op load_op(const std::string& path) {
   if (schema != "strata-op/1")
     r.fail("schema", fmt::format("must be 'strata-op/1' (this Strata reads that version), found '{}'", schema));
   op.name = r.identifier("name");
+  if (const std::string problem = name_part_problem(op.name); !problem.empty())
+    r.fail("name",
+           fmt::format("'{}' {}: it is a part of the default package name strata_<op>_<arch>", op.name, problem));
   op.description = r.string("description");
   op.kind = static_cast<OpKind>(r.choice("kind", kKinds));
   {

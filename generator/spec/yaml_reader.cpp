@@ -182,9 +182,16 @@ std::vector<int64_t> MapReader::integer_list(const std::string& key, int64_t min
   if (!value.IsSequence() || value.size() == 0)
     throw Error(pos_of(value, file_),
                 fmt::format("{}: '{}' expected a non-empty list of integers, found {}", what_, key, show(value)));
+  if (value.size() > kMaxListItems)
+    throw Error(pos_of(value, file_), fmt::format("{}: '{}' lists {} values, more than the {} a list may hold", what_,
+                                                  key, value.size(), kMaxListItems));
   std::vector<int64_t> out;
-  for (const auto& item : value)
-    out.push_back(scalar_integer(item, file_, fmt::format("{}: '{}' item", what_, key), min_value, max_value));
+  for (const auto& item : value) {
+    const int64_t v = scalar_integer(item, file_, fmt::format("{}: '{}' item", what_, key), min_value, max_value);
+    if (std::find(out.begin(), out.end(), v) != out.end())
+      throw Error(pos_of(item, file_), fmt::format("{}: '{}' lists {} twice", what_, key, v));
+    out.push_back(v);
+  }
   return out;
 }
 
