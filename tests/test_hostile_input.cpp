@@ -1,10 +1,18 @@
 // Inputs that once crashed, hung or slipped through the generator: each is now a one-line, printable
 // `file:line:col` error with a non-zero exit, found before the work it would have spoiled. One test per failure,
 // named after what it guards.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <regex>
+#include <filesystem>
+#include <map>
 #include <string>
+#include <thread>
 
 #include "common/c_names.h"
 #include "test_util.h"
@@ -32,7 +40,61 @@ void check_one_line_error(const RunResult& r, const std::string& located) {
   for (const char c : r.err.substr(0, r.err.size() - 1)) CHECK((static_cast<unsigned char>(c) >= 0x20 && c != 0x7f));
 }
 
+// Every file of the package at `dir`, by relative path.
+std::map<std::string, std::string> package_files(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+    if (entry.is_regular_file())
+      files[std::filesystem::relative(entry.path(), dir).string()] = read_file(entry.path().string());
+  return files;
+}
+
+// Runs `strata generate ... -o pkg` in `cwd`, killing it with SIGKILL if it is still running after `delay`.
+void generate_and_kill(const std::string& cwd, const std::string& max_kernels, std::chrono::milliseconds delay) {
+  const std::string arch = source_path("archs/x86-avx2.yaml"), op = source_path("ops/sgemm.yaml");
+  std::vector<std::string> args = {
+      STRATA_CLI_PATH, "generate", "--no-profile", "--max-kernels", max_kernels, "--arch", arch,
+      "--op",          op,         "-o",           cwd + "/pkg"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, STRATA_CLI_PATH, &actions, nullptr, argv.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&actions);
+  const auto deadline = std::chrono::steady_clock::now() + delay;
+  int status = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+}
+
 }  // namespace
+
+TEST_CASE("a killed generate leaves the old package or the new one, and the next run removes its temporaries",
+          "[hostile]") {
+  ScratchDir dir;
+  const std::string pkg = dir.path() + "/pkg";
+  generate_and_kill(dir.path(), "3", std::chrono::seconds(20));
+  const auto new_files = package_files(pkg);
+  generate_and_kill(dir.path(), "2", std::chrono::seconds(20));
+  const auto old_files = package_files(pkg);
+  REQUIRE(old_files != new_files);
+  for (int round = 0; round < 8; ++round) {
+    generate_and_kill(dir.path(), "3", std::chrono::milliseconds(50 + 110 * round));
+    const auto files = package_files(pkg);
+    CHECK((files == old_files || files == new_files));
+    if (files == new_files) generate_and_kill(dir.path(), "2", std::chrono::seconds(20));
+  }
+  generate_and_kill(dir.path(), "2", std::chrono::seconds(20));
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    CHECK(entry.path().filename().string().find("strata-tmp") == std::string::npos);
+}
 
 TEST_CASE("a register file too small for any tile is an error, not a read past the candidates", "[hostile]") {
   ScratchDir dir;

@@ -133,7 +133,8 @@ TEST_CASE("spec text reaches a CPU package only inert", "[inject][package]") {
   // every provenance header quotes.
   const std::string out_name = "pkg */ \n#define INJECTED_DEFINE 1\n\xe2\x80\xae";
   const auto gen =
-      run_strata("generate --arch arch.yaml --op op.yaml --profile records.yaml --name hostile -o '" + out_name + "'",
+      run_strata("generate --max-kernels 1 --arch arch.yaml --op op.yaml --profile records.yaml --name hostile -o '" +
+                     out_name + "'",
                  dir.path());
   INFO(gen.err);
   REQUIRE(gen.exit_code == 0);

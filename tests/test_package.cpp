@@ -1,6 +1,6 @@
 // Generated packages build with gcc and clang (warnings as errors) and pass their self-test, which checks every
-// kernel and the dispatcher against a reference on edge-case shapes at 1 and 2 threads; one configuration runs
-// under AddressSanitizer and UndefinedBehaviorSanitizer. Only the ISAs this host runs are tested.
+// kernel and the dispatcher against a reference on edge-case shapes at 1 and 2 threads (test_sanitizers.cpp runs it
+// under sanitizers). Only the ISAs this host runs are tested.
 #include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
@@ -200,16 +200,4 @@ TEST_CASE("generated packages build with gcc and clang and pass their self-test"
     else
       WARN("skipped the clang build: clang++ not found");
   }
-}
-
-TEST_CASE("a generated package passes its self-test under ASan and UBSan", "[package][sanitizers]") {
-  for (const Isa& isa : isas()) {
-    if (!isa.supported) continue;
-    ScratchDir dir;
-    build_and_selftest(generate_example(isa, dir), isa.example, "g++",
-                       "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer",
-                       "RelWithDebInfo");
-    return;  // one configuration is enough: the widest ISA the host runs
-  }
-  WARN("skipped: this host runs neither AVX-512 nor AVX2");
 }

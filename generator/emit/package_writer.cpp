@@ -1,7 +1,11 @@
 #include "emit/package_writer.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -20,6 +24,37 @@ bool is_strata_package(const std::string& dir) {
   return false;
 }
 
+namespace {
+
+// Temporaries of runs that were killed before they could remove them: ".<name>.strata-tmp-<pid>[-old]" beside the
+// package, whose process no longer exists. Every run removes them, so a kill leaves nothing behind for long.
+void remove_stale_temporaries(const fs::path& parent, const std::string& name) {
+  const std::string prefix = "." + name + ".strata-tmp-";
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(parent, ec)) {
+    const std::string file = entry.path().filename().string();
+    if (file.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = file.substr(prefix.size(), file.find('-', prefix.size()) - prefix.size());
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
+    const auto pid = static_cast<pid_t>(std::stol(digits));
+    if (pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
+  }
+}
+
+// Puts `temp` in place of an existing `target` in one step where the file system can (renameat2 exchanges the two
+// names atomically: a kill at any moment leaves the old package or the new one at `target`), else in two renames.
+// `old` receives the previous package either way, for the caller to remove.
+void replace_directory(const fs::path& temp, const fs::path& target, const fs::path& old) {
+  if (renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+    fs::rename(temp, old);
+    return;
+  }
+  fs::rename(target, old);
+  fs::rename(temp, target);
+}
+
+}  // namespace
+
 void write_package(const std::string& out_dir, const std::map<std::string, std::string>& files, bool force) {
   const fs::path target = fs::path(out_dir).lexically_normal();
   std::error_code ec;
@@ -36,6 +71,7 @@ void write_package(const std::string& out_dir, const std::map<std::string, std::
   const std::string stem = "." + target.filename().string() + ".strata-tmp-" + std::to_string(getpid());
   const fs::path temp = parent / stem;
   const fs::path old = parent / (stem + "-old");
+  remove_stale_temporaries(parent, target.filename().string());
   fs::remove_all(temp, ec);
   try {
     for (const auto& [relative, content] : files) {
@@ -47,8 +83,7 @@ void write_package(const std::string& out_dir, const std::map<std::string, std::
       if (!out) throw Error({out_dir, 0, 0}, "cannot write " + relative);
     }
     if (exists) {
-      fs::rename(target, old);
-      fs::rename(temp, target);
+      replace_directory(temp, target, old);
       fs::remove_all(old);
     } else {
       fs::rename(temp, target);

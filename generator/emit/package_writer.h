@@ -1,6 +1,7 @@
 // Writes an emitted package atomically: every file goes into a temporary directory beside the target, which then
-// replaces the target in one rename. A failed run leaves no half package behind, and an existing directory that
-// is not a Strata package is never overwritten without --force.
+// replaces the target in one rename (an exchange where a package is already there). A failed or killed run leaves
+// the old package or the new one, never half of one; the temporaries of a killed run are removed by the next run
+// beside it. An existing directory that is not a Strata package is never overwritten without --force.
 #pragma once
 
 #include <map>

@@ -278,9 +278,10 @@ void check_hierarchy(Arch& a) {
 
 }  // namespace
 
-Arch load_arch(const std::string& path) {
-  std::string content;
-  YAML::Node root = load_yaml_file(path, &content);
+Arch load_arch(const std::string& path) { return load_arch_text(path, read_spec_file(path)); }
+
+Arch load_arch_text(const std::string& path, const std::string& content) {
+  YAML::Node root = parse_yaml_text(path, content);
   MapReader r(root, path, "architecture descriptor");
   Arch a;
   a.file = path;

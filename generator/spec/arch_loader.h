@@ -9,5 +9,7 @@ namespace strata {
 
 // Throws strata::Error (file:line:col) on any problem; never returns a half-valid Arch.
 Arch load_arch(const std::string& path);
+// The same for `content` read elsewhere; errors name `path`.
+Arch load_arch_text(const std::string& path, const std::string& content);
 
 }  // namespace strata

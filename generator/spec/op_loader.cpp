@@ -169,9 +169,10 @@ const RKernel* Op::rkernel_for(Target target) const {
   return rk ? &*rk : nullptr;
 }
 
-Op load_op(const std::string& path) {
-  std::string content;
-  YAML::Node root = load_yaml_file(path, &content);
+Op load_op(const std::string& path) { return load_op_text(path, read_spec_file(path)); }
+
+Op load_op_text(const std::string& path, const std::string& content) {
+  YAML::Node root = parse_yaml_text(path, content);
   MapReader r(root, path, "operator spec");
   Op op;
   op.file = path;

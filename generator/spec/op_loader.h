@@ -9,5 +9,7 @@ namespace strata {
 
 // Throws strata::Error (file:line:col) on any problem.
 Op load_op(const std::string& path);
+// The same for `content` read elsewhere; errors name `path`.
+Op load_op_text(const std::string& path, const std::string& content);
 
 }  // namespace strata

@@ -79,13 +79,23 @@ bool is_c_identifier(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
 }
 
-YAML::Node load_yaml_file(const std::string& path, std::string* content_out) {
+std::string read_spec_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error({path, 0, 0}, "cannot open file");
   std::stringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw Error({path, 0, 0}, "cannot read file");
-  std::string content = buffer.str();
+  return buffer.str();
+}
+
+YAML::Node load_yaml_file(const std::string& path, std::string* content_out) {
+  std::string content = read_spec_file(path);
+  YAML::Node root = parse_yaml_text(path, content);
+  if (content_out) *content_out = std::move(content);
+  return root;
+}
+
+YAML::Node parse_yaml_text(const std::string& path, const std::string& content) {
   if (content.find('\0') != std::string::npos) throw Error({path, 0, 0}, "not a YAML file (contains NUL bytes)");
   YAML::Node root;
   try {
@@ -97,7 +107,6 @@ YAML::Node load_yaml_file(const std::string& path, std::string* content_out) {
   if (!root.IsDefined() || root.IsNull()) throw Error({path, 0, 0}, "empty document: expected a YAML mapping");
   if (!root.IsMap())
     throw Error(pos_of(root, path), std::string("expected a YAML mapping at the top level, found ") + show(root));
-  if (content_out) *content_out = std::move(content);
   return root;
 }
 

@@ -17,6 +17,10 @@ namespace strata {
 // Reads and parses a whole YAML file; the root must be a mapping. Errors (missing file, syntax, empty file)
 // are reported with their position.
 YAML::Node load_yaml_file(const std::string& path, std::string* content_out = nullptr);
+// The whole file at `path`, or a strata::Error naming it.
+std::string read_spec_file(const std::string& path);
+// Parses `content` as the file `path` would be: the root must be a mapping; errors name `path`.
+YAML::Node parse_yaml_text(const std::string& path, const std::string& content);
 
 SourcePos pos_of(const YAML::Node& node, const std::string& file);
 

@@ -1842,6 +1842,15 @@ int64_t extent(int64_t rows, int64_t cols, int64_t ld) {
   return elements;
 }
 
+// Whether a plan can be made for M x N x K: the sizes of some valid call, whose matrices' extents with the
+// tightest leading dimensions do not overflow (the planner multiplies two sizes at a time, as a call's check
+// allows it to).
+{{PACKAGE}}_status plannable(int64_t M, int64_t N, int64_t K) {
+  if (M < 0 || N < 0 || K < 0) return {{PACKAGE_UPPER}}_INVALID_SIZE;
+  if (extent(M, K, K) < 0 || extent(K, N, N) < 0 || extent(M, N, N) < 0) return {{PACKAGE_UPPER}}_SIZE_OVERFLOW;
+  return {{PACKAGE_UPPER}}_OK;
+}
+
 // The usual call in a few instructions: every size and leading dimension in [0, 2^30) (so that no extent can
 // overflow: 2^60 elements of 4 bytes), leading dimensions long enough, all three matrices given, a supported CPU.
 // Anything else takes the full check, which names the first problem (a tiny GEMM is over in 50 ns, and the full
@@ -2042,7 +2051,7 @@ size_t {{PACKAGE}}_workspace_size(int64_t M, int64_t N, int64_t K) {
 
 {{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K, {{PACKAGE}}_plan_t* plan) {
   if (plan == nullptr) return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
-  if (M < 0 || N < 0 || K < 0) return {{PACKAGE_UPPER}}_INVALID_SIZE;
+  if (const {{PACKAGE}}_status s = plannable(M, N, K); s != {{PACKAGE_UPPER}}_OK) return s;
   fill_plan(choose_plan(M, N, K, current_threads(), -1), plan);
   return {{PACKAGE_UPPER}}_OK;
 }
@@ -2051,7 +2060,7 @@ size_t {{PACKAGE}}_workspace_size(int64_t M, int64_t N, int64_t K) {
                                            {{PACKAGE}}_plan_t* plan) {
   if (plan == nullptr) return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
   if (kernel_id < 0 || kernel_id >= kKernelCount) return {{PACKAGE_UPPER}}_INVALID_KERNEL;
-  if (M < 0 || N < 0 || K < 0) return {{PACKAGE_UPPER}}_INVALID_SIZE;
+  if (const {{PACKAGE}}_status s = plannable(M, N, K); s != {{PACKAGE_UPPER}}_OK) return s;
   fill_plan(choose_plan(M, N, K, current_threads(), kernel_id), plan);
   return {{PACKAGE_UPPER}}_OK;
 }

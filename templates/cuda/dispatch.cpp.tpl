@@ -220,6 +220,14 @@ void plan_best(int64_t M, int64_t N, int64_t K, int max_split, {{PACKAGE}}_plan_
   return {{PACKAGE_UPPER}}_OK;
 }
 
+// Whether a plan can be made for M x N x K: the arguments of a call with the tightest leading dimensions pass
+// check_args, so the planner's products of sizes cannot overflow.
+{{PACKAGE}}_status plannable(int64_t M, int64_t N, int64_t K) {
+  static const float operand = 0;
+  const int64_t b_cols = {{B_COLS}};
+  return check_args(M, N, K, &operand, K > 1 ? K : 1, &operand, b_cols > 1 ? b_cols : 1, &operand, N > 1 ? N : 1);
+}
+
 {{PACKAGE}}_status from_cuda(cudaError_t e) {
   g_last_cuda_error = static_cast<int32_t>(e);
   switch (e) {
@@ -326,7 +334,7 @@ int32_t {{PACKAGE}}_kernel_count(void) { return kKernelCount; }
 
 {{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K, {{PACKAGE}}_plan_t* plan) {
   if (plan == nullptr) return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
-  if (M < 0 || N < 0 || K < 0) return {{PACKAGE_UPPER}}_INVALID_SIZE;
+  if (const {{PACKAGE}}_status s = plannable(M, N, K); s != {{PACKAGE_UPPER}}_OK) return s;
   plan_best(M, N, K, kMaxSplit, plan);
   return {{PACKAGE_UPPER}}_OK;
 }
@@ -335,7 +343,7 @@ int32_t {{PACKAGE}}_kernel_count(void) { return kKernelCount; }
                                            {{PACKAGE}}_plan_t* plan) {
   if (plan == nullptr) return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
   if (kernel_id < 0 || kernel_id >= kKernelCount) return {{PACKAGE_UPPER}}_INVALID_KERNEL;
-  if (M < 0 || N < 0 || K < 0) return {{PACKAGE_UPPER}}_INVALID_SIZE;
+  if (const {{PACKAGE}}_status s = plannable(M, N, K); s != {{PACKAGE_UPPER}}_OK) return s;
   plan_kernel(kernel_id, M, N, K, kMaxSplit, plan);
   return {{PACKAGE_UPPER}}_OK;
 }
