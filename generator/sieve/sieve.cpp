@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <tuple>
 
 namespace strata {
@@ -38,15 +39,22 @@ class LevelBuilder {
 
   LevelBuilder(SieveLevel& level, std::vector<std::string> order, SourcePos pos) : level_(level), pos_(pos) {
     level_.constraint_order = std::move(order);
-    for (const auto& key : level_.constraint_order) level_.pruned[key] = 0;
+    for (const auto& key : level_.constraint_order) {
+      level_.pruned[key] = 0;
+      slots_.push_back({key, 0, &level_.examples[key]});
+    }
   }
   void consider() { ++level_.considered; }
+  // Counts a rejection under `key` (one of the constraint order's keys). Runs millions of times per level, so the
+  // count lives in a slot found by a short scan, and a tile is formatted only while examples are wanted.
   void reject(const char* key, const Tile& tile) {
-    ++level_.pruned.at(key);
-    auto& examples = level_.examples[key];
+    auto slot = std::find_if(slots_.begin(), slots_.end(), [&](const Slot& s) { return s.key == key; });
+    if (slot == slots_.end()) throw std::logic_error(std::string("sieve: constraint not in order: ") + key);
+    ++slot->count;
+    if (slot->examples->size() >= kExamples) return;
     const std::string text = fmt::format("{}x{}x{}", tile[0], tile[1], tile[2]);
-    if (examples.size() < kExamples && std::find(examples.begin(), examples.end(), text) == examples.end())
-      examples.push_back(text);
+    if (std::find(slot->examples->begin(), slot->examples->end(), text) == slot->examples->end())
+      slot->examples->push_back(text);
   }
   // Adds `c` (deduplicated by identity) and records the cross-layer edge to `child` when child >= 0.
   void keep(const Candidate& c, int child) {
@@ -64,6 +72,7 @@ class LevelBuilder {
   }
   // Sorts candidates deterministically and remaps nothing upward (called before the next level is built).
   void finish() {
+    for (const Slot& slot : slots_) level_.pruned[slot.key] = slot.count;
     std::vector<size_t> order(level_.candidates.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     auto rank = [&](size_t i) {
@@ -84,8 +93,14 @@ class LevelBuilder {
   }
 
  private:
+  struct Slot {
+    std::string key;
+    int64_t count;
+    std::vector<std::string>* examples;
+  };
   SieveLevel& level_;
   SourcePos pos_;
+  std::vector<Slot> slots_;
   std::map<std::tuple<Tile, int, int, int, int, int>, int> index_;
 };
 
