@@ -57,7 +57,15 @@
 
 #include <cstdint>
 
-namespace strata_model {
+// The namespace is strata_model in the generator. A package compiles this file in a namespace of its own, named by
+// defining STRATA_MODEL_NAMESPACE (<package>_model) before including it: two packages linked into one program then
+// share no symbol, not even the weak definitions the inline functions below become without optimisation. Code that
+// uses the model says strata_model:: in both, through an alias in the package's own namespace.
+#ifndef STRATA_MODEL_NAMESPACE
+#define STRATA_MODEL_NAMESPACE strata_model
+#endif
+
+namespace STRATA_MODEL_NAMESPACE {
 
 constexpr int kAxes = 3;  // m, n, k
 constexpr int kMaxLevels = 4;
@@ -315,6 +323,6 @@ inline void estimate_units(const Machine& m, const Tiling& t, const int64_t shap
   }
 }
 
-}  // namespace strata_model
+}  // namespace STRATA_MODEL_NAMESPACE
 
 #endif  // STRATA_COST_MODEL_H_

@@ -76,6 +76,21 @@ TEST_CASE("usage errors exit 2 with a message", "[cli][bad]") {
   CHECK_THAT(two.err, Catch::Contains("expected M,N,K"));
 }
 
+TEST_CASE("an unknown command is named, with the nearest command", "[cli][bad]") {
+  const auto typo = run_strata("generat --arch a.yaml");
+  CHECK(typo.exit_code == 2);
+  CHECK_THAT(typo.err, Catch::StartsWith("strata: error: unknown command 'generat'; did you mean 'generate'?\n"));
+  const auto far = run_strata("xyzzyx");
+  CHECK(far.exit_code == 2);
+  CHECK_THAT(far.err, Catch::Contains("unknown command 'xyzzyx'; the commands are ") && Catch::Contains("verify"));
+  // generate takes --jobs (profiling's compile jobs) and refuses a count below one.
+  ScratchDir dir;
+  const std::string specs =
+      "generate --arch " + source_path("archs/x86-avx2.yaml") + " --op " + source_path("ops/sgemm.yaml");
+  CHECK(run_strata(specs + " --no-profile --max-kernels 1 --jobs 3 -o pkg", dir.path()).exit_code == 0);
+  CHECK(run_strata(specs + " --no-profile --jobs 0 -o pkg2", dir.path()).exit_code == 2);
+}
+
 TEST_CASE("model handles empty and degenerate shapes", "[cli]") {
   for (const char* shape : {"0,0,0", "1,1,1", "0,5,7", "1,1000000,1"}) {
     INFO(shape);

@@ -41,7 +41,8 @@ bool have(const std::string& tool) { return std::system(("command -v " + tool + 
 // Configures, builds and runs the self-test of the package in `src`; returns the self-test's output. With `keep`,
 // the build directory is `keep` and stays.
 std::string build_and_selftest(const std::string& src, const std::string& name, const std::string& cxx,
-                               const std::string& flags, const std::string& build_type, ScratchDir* keep = nullptr) {
+                               const std::string& flags, const std::string& build_type, ScratchDir* keep = nullptr,
+                               const std::string& options = "") {
   ScratchDir own;
   ScratchDir& build = keep ? *keep : own;
   const std::string upper = [&] {
@@ -52,7 +53,7 @@ std::string build_and_selftest(const std::string& src, const std::string& name, 
   const std::string log = build.path() + "/log";
   const std::string configure = "cmake -S " + src + " -B " + build.path() + " -DCMAKE_CXX_COMPILER=" + cxx +
                                 " -DCMAKE_BUILD_TYPE=" + build_type + " -D" + upper +
-                                "_WERROR=ON '-DCMAKE_CXX_FLAGS=" + flags + "' > " + log + " 2>&1";
+                                "_WERROR=ON '-DCMAKE_CXX_FLAGS=" + flags + "' " + options + " > " + log + " 2>&1";
   INFO(read_file(log));
   REQUIRE(std::system(configure.c_str()) == 0);
   const std::string compile = "cmake --build " + build.path() + " --parallel 2 >> " + log + " 2>&1";

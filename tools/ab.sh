@@ -39,6 +39,8 @@ mkdir -p "$work/a/bin" "$work/a/share/strata"
 # revision's templates renders those.
 cp build/strata "$work/a/bin/strata"
 git archive "$rev" templates | tar -x -C "$work/a/share/strata"
+# The generator writes every package's LICENSE from the templates; revisions older than that file lack it.
+[ -f "$work/a/share/strata/templates/LICENSE.generated" ] || cp templates/LICENSE.generated "$work/a/share/strata/templates/"
 
 "$work/a/bin/strata" generate --arch "$arch" --op ops/sgemm.yaml --name strata_ab_a "${profile[@]}" \
   -o "$work/pkg_a" >/dev/null

@@ -1,11 +1,15 @@
-// strata generate --arch A --op O -o DIR [--name N] [--profile FILE | --no-profile] [--force]: the whole pipeline,
-// spec -> sieve -> analyze (profile level 0 on this host, or reuse records) -> select -> emit.
+// strata generate --arch A --op O -o DIR [--name N] [--profile FILE | --no-profile] [--force] [--jobs N]: the whole
+// pipeline, spec -> sieve -> analyze (profile level 0 on this host, or reuse records) -> select -> emit.
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/spec_options.h"
@@ -31,7 +35,12 @@ struct GenerateOptions {
   bool force = false;
   std::string compiler = "c++";
   size_t max_kernels = 12;
+  int jobs = 0;  // profiling's parallel compile jobs; 0: the host's hardware threads
 };
+
+int profile_jobs(const GenerateOptions& o) {
+  return o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 void note(const std::string& message) { std::fprintf(stderr, "strata: %s\n", printable_line(message).c_str()); }
 
@@ -52,7 +61,26 @@ bool reusable_records(const std::string& output, const Arch& arch, const Op& op,
   }
 }
 
-int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv) {
+// The command that regenerates the package from the copies of its inputs it carries, run in its inputs/ directory.
+// It names only what decides the output (not --force, --jobs or --compiler, which profiling alone uses, nor the
+// paths the first run was given), so the package regenerates itself byte for byte wherever it was made and however
+// its directory is named now. Measured records are in the package, so a profiled package names them.
+std::string package_command(const GenerateOptions& o, const std::string& name, bool have_records) {
+  return fmt::format("strata generate --arch {} --op {} {} --name {} --max-kernels {} -o ..", kInputArch, kInputOp,
+                     have_records ? "--profile ../profile_records.yaml" : "--no-profile", name, o.max_kernels);
+}
+
+// An input file's bytes, for the package's copy; they must be what the loader hashed.
+std::string read_input(const std::string& path, const std::string& sha) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (!in || sha256_hex(bytes.str()) != sha)
+    throw Error({path, 0, 0}, "changed or became unreadable while generating");
+  return bytes.str();
+}
+
+int run_generate(const GenerateOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   const Arch arch = load_arch(o.paths.arch);
   const Op op = load_op(o.paths.op);
@@ -96,6 +124,7 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
       for (const auto& c : level0) kernels.push_back(ukernel_for(arch, op, c));
       ProfileOptions po;
       po.compiler = o.compiler;
+      po.jobs = profile_jobs(o);
       po.progress = isatty(2);
       records = profile_on_host(arch, op.name, kernels, po);
     }
@@ -132,6 +161,7 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
       for (int i : pool) kernels.push_back(ukernel_for(arch, op, level0[static_cast<size_t>(i)]));
       ProfileOptions po;
       po.compiler = o.compiler;
+      po.jobs = profile_jobs(o);
       po.progress = isatty(2);
       note(fmt::format("profiling level 1: {} blocks of the {} level-0 tiles selection draws on", blocks.size(),
                        pool.size()));
@@ -157,7 +187,10 @@ int run_generate(const GenerateOptions& o, const std::vector<std::string>& argv)
     in.records = &records;
     in.records_yaml = write_records_yaml(records);
   }
-  in.provenance.command = portable_command_line(argv);
+  in.provenance.command = package_command(o, name, have_records);
+  in.provenance.command_dir = kInputsDir;
+  in.input_files[std::string(kInputsDir) + kInputArch] = read_input(o.paths.arch, arch.content_sha);
+  in.input_files[std::string(kInputsDir) + kInputOp] = read_input(o.paths.op, op.content_sha);
   in.provenance.inputs["arch " + arch.name] = arch.content_sha;
   in.provenance.inputs["op " + op.name] = op.content_sha;
   if (have_records) in.provenance.inputs["profile records"] = sha256_hex(in.records_yaml);
@@ -183,7 +216,9 @@ Command add_generate_command(CLI::App& app) {
   cmd->add_flag("--force", o->force, "replace an existing directory even if it is not a Strata package");
   cmd->add_option("--compiler", o->compiler, "host compiler used for profiling (default c++)");
   cmd->add_option("--max-kernels", o->max_kernels, "most kernels the package may hold")->check(CLI::Range(1, 64));
-  return {cmd, [o]() { return run_generate(*o, command_args()); }};
+  cmd->add_option("--jobs", o->jobs, "compile jobs while profiling (default: the host's hardware threads)")
+      ->check(CLI::Range(1, 1024));
+  return {cmd, [o]() { return run_generate(*o); }};
 }
 
 }  // namespace strata::cli

@@ -31,7 +31,7 @@ std::string kernel_name(size_t id, const UkernelSpec& u) { return fmt::format("k
 void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d, const UkernelSpec& isa_kernel) {
   d->SetValue("PACKAGE", in.name);
   d->SetValue("PACKAGE_UPPER", upper(in.name));
-  d->SetValue("PACKAGE_VERSION", STRATA_VERSION);
+  fill_package_identity(in.provenance, d);
   d->SetValue("STRATA_VERSION", STRATA_VERSION);
   d->SetValue("ARCH_NAME", in.arch->name);
   d->SetValue("OP_DESCRIPTION", in.op->description);

@@ -27,6 +27,9 @@ struct PackageInputs {
   std::string records_yaml;                 // shipped as profile_records.yaml when records != nullptr
   std::string name;                         // package name, a C identifier
   Provenance provenance;                    // command line and input hashes (arch, op, records)
+  // Relative path -> content of the inputs the package carries verbatim (kInputArch, kInputOp), so that its own
+  // provenance command regenerates it.
+  std::map<std::string, std::string> input_files;
 };
 
 // Relative path -> content, sorted. Throws strata::Error when the op or arch is outside what this backend emits.

@@ -142,7 +142,7 @@ void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
   const bool b_row_major = op.b_layout == Layout::row_major;
   d->SetValue("PACKAGE", in.name);
   d->SetValue("PACKAGE_UPPER", upper(in.name));
-  d->SetValue("PACKAGE_VERSION", STRATA_VERSION);
+  fill_package_identity(in.provenance, d);
   d->SetValue("STRATA_VERSION", STRATA_VERSION);
   d->SetValue("ARCH_NAME", arch.name);
   d->SetValue("ARCH_DESCRIPTION", arch.description);

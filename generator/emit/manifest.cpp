@@ -5,6 +5,7 @@
 #include "common/inert_text.h"
 #include "emit/cpu_package.h"
 #include "emit/package_writer.h"
+#include "emit/provenance.h"
 #include "strata_version.h"
 
 namespace strata {
@@ -40,6 +41,8 @@ std::string manifest_preamble(const std::string& name, const Arch& arch, const O
   std::string y;
   y += std::string(kManifestMarker) + "\n";
   y += fmt::format("name: {}\n", name);
+  // The version with the content hash (see stamp_package_version), as the header's <NAME>_VERSION_STRING.
+  y += fmt::format("version: {}\n", yaml_quoted(fmt::format("{}+{}", STRATA_VERSION, kPackageHashPlaceholder)));
   y += fmt::format("generator: {}\n", yaml_quoted(std::string("strata ") + STRATA_VERSION));
   y += fmt::format("arch: {{name: {}, sha256: {}}}\n", arch.name, arch.content_sha);
   y += fmt::format("op: {{name: {}, sha256: {}}}\n", op.name, op.content_sha);

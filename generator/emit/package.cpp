@@ -47,8 +47,15 @@ SelectOptions select_options_for(const Arch& arch, const Op& op, const SieveResu
 
 std::map<std::string, std::string> render_package(const PackageInputs& in, TemplateRenderer& renderer) {
   check_package_support(*in.arch, *in.op);
-  if (in.arch->target == Target::cuda) return render_cuda_package(in, renderer);
-  return render_cpu_package(in, renderer);
+  std::map<std::string, std::string> files =
+      in.arch->target == Target::cuda ? render_cuda_package(in, renderer) : render_cpu_package(in, renderer);
+  // The licence every file's SPDX line names, verbatim: it is the licence text itself, so it carries no header.
+  const ctemplate::TemplateDictionary none("license");
+  files[kLicenseFile] = renderer.render("LICENSE.generated", none);
+  // Verbatim as well: their sha256 is what the provenance headers list.
+  for (const auto& [path, content] : in.input_files) files[path] = content;
+  stamp_package_version(&files);
+  return files;
 }
 
 size_t package_kernel_count(const std::map<std::string, std::string>& files) {

@@ -10,6 +10,14 @@
 
 namespace strata {
 
+// Every package carries the licence of its files and copies of the inputs it was generated from. Its provenance
+// command runs in kInputsDir and names these copies and the package's own records, so that the package regenerates
+// itself byte for byte whatever paths the first run was given.
+inline constexpr char kLicenseFile[] = "LICENSE";
+inline constexpr char kInputsDir[] = "inputs/";
+inline constexpr char kInputArch[] = "arch.yaml";  // in kInputsDir
+inline constexpr char kInputOp[] = "op.yaml";      // in kInputsDir
+
 // Throws strata::Error naming the descriptor when no backend emits `op` for `arch`.
 void check_package_support(const Arch& arch, const Op& op);
 
@@ -22,7 +30,8 @@ std::vector<bool> emittable_level0(const Arch& arch, const Op& op, const SieveRe
 // whole tiles and wider pool. The tests that repeat the generator's selection use these too.
 SelectOptions select_options_for(const Arch& arch, const Op& op, const SieveResult& sieve);
 
-// Relative path -> content of the whole package, from the backend for in.arch's target.
+// Relative path -> content of the whole package, from the backend for in.arch's target, with the LICENSE, the input
+// copies and the version hash (stamp_package_version) added.
 std::map<std::string, std::string> render_package(const PackageInputs& in, TemplateRenderer& renderer);
 
 // The kernels a rendered package holds, as its manifest lists them (a CUDA package adds CUDA-core partners to the

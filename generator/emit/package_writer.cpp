@@ -56,8 +56,12 @@ void replace_directory(const fs::path& temp, const fs::path& target, const fs::p
 }  // namespace
 
 void write_package(const std::string& out_dir, const std::map<std::string, std::string>& files, bool force) {
-  const fs::path target = fs::path(out_dir).lexically_normal();
+  // Absolute, so that an output directory named from inside itself ("-o .." run in a package's inputs/, as its
+  // provenance header says) still has its temporary directory beside it, not within it.
   std::error_code ec;
+  fs::path target = fs::absolute(out_dir, ec).lexically_normal();
+  if (ec) throw Error({out_dir, 0, 0}, "cannot resolve the output directory: " + ec.message());
+  if (!target.has_filename()) target = target.parent_path();
   const bool exists = fs::exists(target, ec);
   if (exists && !fs::is_directory(target, ec))
     throw Error({out_dir, 0, 0}, "exists and is not a directory; refusing to replace it");

@@ -56,9 +56,10 @@ void check_free_text(const std::string& path, const std::string& relative, const
     const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
     const size_t line_start = text.rfind('\n', offset);
     const int column = static_cast<int>(offset - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
-    throw Error({path, line, column},
-                fmt::format("free text {} must be written as {{{{{}{}}}}} in this file, escaped for its syntax",
-                            m[1].str(), m[1].str(), expected));
+    throw Error(
+        {path, line, column},
+        fmt::format("free text {} is written without the {} modifier, which escapes it for this file's syntax",
+                    m[1].str(), expected.substr(1)));
   }
 }
 

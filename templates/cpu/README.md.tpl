@@ -9,6 +9,13 @@ chose the kernels, their register tiles and their cache blocking for that machin
 emitted plain C++17 source. The package has no dependencies beyond a C++17 compiler, the standard library and
 threads, and nothing in it needs Strata to build or run.
 
+Version `{{PACKAGE_VERSION_STRING}}`: Strata's version, with a hash of this package's files after the `+`. Any
+difference in the kernels, the templates or the inputs gives a different hash; `{{PACKAGE}}_version()` returns it
+and `{{PACKAGE_UPPER}}_VERSION_STRING` in the header holds it.
+
+Licence: MIT No Attribution (`LICENSE`; every file says `SPDX-License-Identifier: MIT-0`). You may copy, change and
+ship it, in source or binary form, without keeping a notice.
+
 | Path | What it is |
 | --- | --- |
 | `include/{{PACKAGE}}.h` | the public C API (usable from C and C++) |
@@ -18,6 +25,8 @@ threads, and nothing in it needs Strata to build or run.
 | `test/selftest.cpp` | a self-test against a double-precision reference |
 | `bench/bench.cpp` | a benchmark that prints CSV |
 | `manifest.yaml` | the full record of what Strata decided when it generated this package, and why |
+| `inputs/` | the architecture descriptor and operator spec it was generated from, verbatim |
+| `LICENSE` | the licence (MIT-0) |
 
 ## Building
 
@@ -27,7 +36,9 @@ cmake --build build
 ctest --test-dir build
 ```
 
-The build type defaults to `Release`. `ctest --test-dir` needs CMake 3.20; with an older CMake run `ctest` inside
+The build type defaults to `Release`. Whatever it is (also when a parent project builds the package with `Debug` or
+with no build type, CMake's default), the kernels and the dispatcher are compiled with `-O3`, after the build type's
+flags; `-D{{PACKAGE_UPPER}}_OPTIMIZE=OFF` leaves them to the build type. `ctest --test-dir` needs CMake 3.20; with an older CMake run `ctest` inside
 `build`. {{#TARGET_X86_64}}The kernels need a CPU with {{ISA_NAME}}; the rest of the library runs on any x86-64 CPU and checks at run
 time, so a program linked with {{PACKAGE}} still starts elsewhere and gets `{{PACKAGE_UPPER}}_UNSUPPORTED_CPU`
 from its calls. The build itself does not need such a CPU.
@@ -43,8 +54,9 @@ Options:
 | `BUILD_SHARED_LIBS` | `OFF` | build a shared library instead of a static one |
 | `{{PACKAGE_UPPER}}_BUILD_TESTS` | `ON` on its own, `OFF` when vendored | build the selftest (a CTest test) |
 | `{{PACKAGE_UPPER}}_BUILD_BENCH` | `ON` on its own, `OFF` when vendored | build `{{PACKAGE}}_bench` |
-| `{{PACKAGE_UPPER}}_WERROR` | `OFF` | treat warnings as errors |
-| `{{PACKAGE_UPPER}}_INSTALL` | `ON` | generate install rules and the CMake package config |
+| `{{PACKAGE_UPPER}}_OPTIMIZE` | `ON` | compile the kernels and the dispatcher with `-O3` whatever the build type |
+| `{{PACKAGE_UPPER}}_WERROR` | `OFF` | treat warnings as errors (the package is clean under `-Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wshadow`) |
+| `{{PACKAGE_UPPER}}_INSTALL` | `ON` | generate install rules, the CMake package config and the pkg-config file |
 
 ## Using it from CMake
 
@@ -69,8 +81,33 @@ add_subdirectory(third_party/{{PACKAGE}})
 target_link_libraries(app PRIVATE {{PACKAGE}}::{{PACKAGE}})
 ```
 
-Without CMake, compile `src/dispatch.cpp` with `-std=c++17 -Isrc -Iinclude`, each file in `src/kernels/` with
-the flags listed for it in `CMakeLists.txt`, and link with `-pthread`.
+The install puts the library, the header, the CMake package config, `lib/pkgconfig/{{PACKAGE}}.pc`, and
+`share/doc/{{PACKAGE}}/` (this README, `manifest.yaml` and `LICENSE`) under the prefix. Without CMake:
+
+```sh
+cc app.c $(pkg-config --cflags --libs {{PACKAGE}}) -o app   # PKG_CONFIG_PATH=/path/to/prefix/lib/pkgconfig
+```
+
+The library exports only the C API (`{{PACKAGE_UPPER}}_API` in the header); everything else, shared or static, has
+hidden visibility, and its C++ code lives in namespaces named after the package, so several Strata packages, of the
+same version or not, link into one program. A C program links it too: a static `{{PACKAGE}}` names the C++ runtime in
+its link interface (and in the `.pc` file) for a link by a C compiler.
+
+Without CMake or pkg-config, compile `src/dispatch.cpp` with `-std=c++17 -O3 -fvisibility=hidden -Isrc -Iinclude`,
+each file in `src/kernels/` with the same and the flags listed for it in `CMakeLists.txt`, and link with `-pthread`.
+
+## Reproducing it
+
+`inputs/` holds the architecture descriptor and operator spec this package was generated from, and
+`profile_records.yaml` (where there is one) the profile it used; the provenance header of every file lists their
+sha256 and the command that made the package. Run in `inputs/`, that command regenerates the package in place, byte
+for byte:
+
+```sh
+cd inputs && strata generate --arch arch.yaml --op op.yaml ...   # the "Command (run in inputs/)" line of any file
+```
+
+`{{PACKAGE}}_provenance()` returns the same record at run time.
 
 ## Calling it
 
@@ -109,8 +146,8 @@ keeps its last 16 plans, so a shape it has seen again costs a lookup of a few na
 
 ### Threads and the parallel-for hook
 
-By default each call uses up to the hardware concurrency (capped when the package was generated), on an internal
-thread pool. `{{PACKAGE}}_set_num_threads(n)` changes the limit for later calls; calls from several host threads
+By default each call uses up to as many threads as the process may use CPUs (its affinity mask where the system has
+one, else the hardware concurrency; capped when the package was generated), on an internal thread pool. `{{PACKAGE}}_set_num_threads(n)` changes the limit for later calls; calls from several host threads
 at once are safe and take turns on the pool. A call runs one parallel region; after it the pool's workers spin for
 50 microseconds before they sleep, so that back-to-back calls do not each pay for waking them. Waking sleeping
 workers costs time (the pool measures how long a woken worker takes to start, and keeps the median of the last
@@ -137,6 +174,18 @@ static void run_on_openmp(void* host_context, int64_t count, {{PACKAGE}}_task_fn
 
 The hook must call `task(task_context, i)` once for every `i` in `[0, count)`, in any order and on any threads,
 and return only when all of them have finished. `count` never exceeds `{{PACKAGE}}_get_num_threads()`.
+
+Several packages in one process (two Strata packages, say, or two versions of one) each have their own pool, and
+two of them called at the same time from different threads run more threads than there are CPUs. Give them one
+pool: the host's, as above, or one package's, which `{{PACKAGE}}_parallel_for` offers with the hook's signature:
+
+```c
+other_package_set_parallel_for({{PACKAGE}}_parallel_for, NULL);  /* the same function type in every package */
+```
+
+Calls into the packages then take turns on that pool, as calls into one package do. Where the system refuses to
+start a thread, the pool carries on with the threads it has (the calling thread runs the rest of the work); no
+entry point throws.
 
 ### Caller-provided workspace
 

@@ -15,6 +15,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The version: the generator's, with the package's content hash as build metadata. Packages that differ in anything
+ * (kernels, templates, inputs) have different version strings; {{PACKAGE}}_version() says which one is linked. */
+#define {{PACKAGE_UPPER}}_VERSION_MAJOR {{PACKAGE_VERSION_MAJOR}}
+#define {{PACKAGE_UPPER}}_VERSION_MINOR {{PACKAGE_VERSION_MINOR}}
+#define {{PACKAGE_UPPER}}_VERSION_PATCH {{PACKAGE_VERSION_PATCH}}
+#define {{PACKAGE_UPPER}}_VERSION_STRING "{{PACKAGE_VERSION_STRING}}"
+
+/* {{PACKAGE_UPPER}}_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
+ * For a Windows DLL, CMakeLists.txt defines {{PACKAGE_UPPER}}_SHARED for the library and its users and
+ * {{PACKAGE_UPPER}}_BUILDING for the library. Define {{PACKAGE_UPPER}}_API yourself to override all of this. */
+#ifndef {{PACKAGE_UPPER}}_API
+#if defined(_WIN32) || defined(__CYGWIN__)
+#if defined({{PACKAGE_UPPER}}_SHARED) && defined({{PACKAGE_UPPER}}_BUILDING)
+#define {{PACKAGE_UPPER}}_API __declspec(dllexport)
+#elif defined({{PACKAGE_UPPER}}_SHARED)
+#define {{PACKAGE_UPPER}}_API __declspec(dllimport)
+#else
+#define {{PACKAGE_UPPER}}_API
+#endif
+#elif defined(__GNUC__)
+#define {{PACKAGE_UPPER}}_API __attribute__((visibility("default")))
+#else
+#define {{PACKAGE_UPPER}}_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,15 +55,17 @@ typedef enum {
   {{PACKAGE_UPPER}}_INVALID_ARGUMENT = 6,     /* e.g. a thread count below 1, a null plan pointer */
   {{PACKAGE_UPPER}}_WORKSPACE_TOO_SMALL = 7,  /* caller-provided workspace smaller than workspace_size() */
   {{PACKAGE_UPPER}}_OUT_OF_MEMORY = 8,        /* the internal workspace could not be allocated */
-  {{PACKAGE_UPPER}}_UNSUPPORTED_CPU = 9       /* this CPU lacks {{ISA_NAME}}, which the kernels were built for */
+  {{PACKAGE_UPPER}}_UNSUPPORTED_CPU = 9,      /* this CPU lacks {{ISA_NAME}}, which the kernels were built for */
+  {{PACKAGE_UPPER}}_SYSTEM_ERROR = 10         /* the system refused a resource the call needed; C is unspecified */
 } {{PACKAGE}}_status;
 
 /* A short English description of a status, never null. */
-const char* {{PACKAGE}}_status_string({{PACKAGE}}_status status);
+{{PACKAGE_UPPER}}_API const char* {{PACKAGE}}_status_string({{PACKAGE}}_status status);
 
 /* C = alpha * A * B + beta * C, choosing kernel, blocking and threads with the cost model. */
-{{PACKAGE}}_status {{PACKAGE}}(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-                               const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}(int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                                                    int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                                                    int64_t ldc);
 
 /* What a call of this shape would do, without running anything. */
 typedef struct {
@@ -49,20 +77,23 @@ typedef struct {
   double predicted_seconds;   /* the cost model's estimate for the whole call */
 } {{PACKAGE}}_plan_t;
 
-{{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K, {{PACKAGE}}_plan_t* plan);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K,
+                                                         {{PACKAGE}}_plan_t* plan);
 
 /* The kernels in this package, and the same call with the kernel forced by id (blocking and threads still come
  * from the model for that kernel). */
-int32_t {{PACKAGE}}_kernel_count(void);
-{{PACKAGE}}_status {{PACKAGE}}_kernel_plan(int32_t kernel_id, int64_t M, int64_t N, int64_t K,
-                                           {{PACKAGE}}_plan_t* plan);
-{{PACKAGE}}_status {{PACKAGE}}_with_kernel(int32_t kernel_id, int64_t M, int64_t N, int64_t K, float alpha,
-                                           const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
-                                           float* C, int64_t ldc);
+{{PACKAGE_UPPER}}_API int32_t {{PACKAGE}}_kernel_count(void);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_kernel_plan(int32_t kernel_id, int64_t M, int64_t N,
+                                                                int64_t K, {{PACKAGE}}_plan_t* plan);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_with_kernel(int32_t kernel_id, int64_t M, int64_t N,
+                                                                int64_t K, float alpha, const float* A, int64_t lda,
+                                                                const float* B, int64_t ldb, float beta, float* C,
+                                                                int64_t ldc);
 
-/* Threads: at most this many are used per call (default: the hardware concurrency, capped at {{MAX_THREADS}}). */
-{{PACKAGE}}_status {{PACKAGE}}_set_num_threads(int32_t threads);
-int32_t {{PACKAGE}}_get_num_threads(void);
+/* Threads: at most this many are used per call (default: the CPUs this process may run on, from its affinity mask
+ * where the system has one, capped at {{MAX_THREADS}}). */
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_set_num_threads(int32_t threads);
+{{PACKAGE_UPPER}}_API int32_t {{PACKAGE}}_get_num_threads(void);
 
 /* A host application can run the package's parallel work on its own threads: parallel_for must call
  * task(task_context, i) once for every i in [0, count), from any threads, and return when all calls are done.
@@ -70,14 +101,29 @@ int32_t {{PACKAGE}}_get_num_threads(void);
 typedef void (*{{PACKAGE}}_task_fn)(void* task_context, int64_t index);
 typedef void (*{{PACKAGE}}_parallel_for_fn)(void* host_context, int64_t count, {{PACKAGE}}_task_fn task,
                                             void* task_context);
-{{PACKAGE}}_status {{PACKAGE}}_set_parallel_for({{PACKAGE}}_parallel_for_fn parallel_for, void* host_context);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_set_parallel_for({{PACKAGE}}_parallel_for_fn parallel_for,
+                                                             void* host_context);
+
+/* The package's own pool as a parallel_for (host_context is unused). Several packages in one process share one pool
+ * when each is given the same parallel_for: this one, another Strata package's, or the host's. Left alone, each
+ * package runs its own pool, and packages called at the same time from different threads then run more threads
+ * than there are CPUs; calls into one package take turns on its pool. */
+{{PACKAGE_UPPER}}_API void {{PACKAGE}}_parallel_for(void* host_context, int64_t count, {{PACKAGE}}_task_fn task,
+                                                   void* task_context);
 
 /* Caller-provided workspace: the bytes a call of this shape needs with the current thread count, and the same call
  * using `workspace` (any alignment) instead of allocating. Nothing is allocated inside this variant. */
-size_t {{PACKAGE}}_workspace_size(int64_t M, int64_t N, int64_t K);
-{{PACKAGE}}_status {{PACKAGE}}_with_workspace(int64_t M, int64_t N, int64_t K, float alpha, const float* A,
-                                              int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-                                              int64_t ldc, void* workspace, size_t workspace_bytes);
+{{PACKAGE_UPPER}}_API size_t {{PACKAGE}}_workspace_size(int64_t M, int64_t N, int64_t K);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_with_workspace(int64_t M, int64_t N, int64_t K,
+                                                                   float alpha, const float* A, int64_t lda,
+                                                                   const float* B, int64_t ldb, float beta, float* C,
+                                                                   int64_t ldc, void* workspace,
+                                                                   size_t workspace_bytes);
+
+/* {{PACKAGE_UPPER}}_VERSION_STRING of the library linked, and how it was generated: the generator's version, the
+ * command that regenerates the package (run in its inputs/ directory) and the sha256 of every input, one per line. */
+{{PACKAGE_UPPER}}_API const char* {{PACKAGE}}_version(void);
+{{PACKAGE_UPPER}}_API const char* {{PACKAGE}}_provenance(void);
 
 #ifdef __cplusplus
 }

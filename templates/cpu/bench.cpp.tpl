@@ -278,11 +278,11 @@ bool RunShape(const Options& options, const Shape& s) {
     const int64_t i = idx / s.n, j = idx % s.n;
     double want = 0.0, bound = 0.0;
     for (int64_t l = 0; l < s.k; ++l) {
-      const double product = static_cast<double>(a[i * lda + l]) * b[l * ldb + j];
+      const double product = static_cast<double>(a[static_cast<size_t>(i * lda + l)]) * b[static_cast<size_t>(l * ldb + j)];
       want += product;
       bound += std::fabs(product);
     }
-    const double got = c[i * ldc + j];
+    const double got = c[static_cast<size_t>(i * ldc + j)];
     const double tolerance = 1e-5 * static_cast<double>(s.k + 1) * bound + 1e-6;
     if (!(std::fabs(got - want) <= tolerance)) {
       std::fprintf(stderr, "FAIL %s: C[%lld][%lld] = %.9g, want %.9g (tolerance %.3g)\n", name.c_str(),

@@ -29,11 +29,18 @@
 #include <utility>
 #include <vector>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 #include "{{PACKAGE}}.h"
+// The model in a namespace of this package's own (see cost_model.h), named as the generator names it.
+#define STRATA_MODEL_NAMESPACE {{PACKAGE}}_model
 #include "cost_model.h"
 #include "internal.h"
 
 namespace {{PACKAGE}}_internal {
+namespace strata_model = ::{{PACKAGE}}_model;
 namespace {
 
 // ---- Kernel table (from the generator's selection; see manifest.yaml) ----------------------------------------
@@ -1004,11 +1011,21 @@ std::atomic<int32_t> g_threads{0};  // 0: not set, use the default
 std::atomic<{{PACKAGE}}_parallel_for_fn> g_host_parallel_for{nullptr};
 std::atomic<void*> g_host_context{nullptr};
 
-// Asked once: hardware_concurrency() is a system call on Linux, far too slow for every call of a small GEMM.
+// The CPUs this process may run on: its affinity mask where the system has one (a container or `taskset` limits it
+// below the machine's), else the hardware's threads. More threads than that would only take turns on them.
+unsigned usable_cpus() {
+#if defined(__linux__)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+#endif
+  return std::thread::hardware_concurrency();
+}
+
+// Asked once: it is a system call on Linux, far too slow for every call of a small GEMM.
 int32_t default_threads() {
   static const int32_t threads = [] {
-    const unsigned hw = std::thread::hardware_concurrency();
-    return static_cast<int32_t>(std::min<unsigned>(hw == 0 ? 1u : hw, static_cast<unsigned>(kMaxThreads)));
+    const unsigned cpus = usable_cpus();
+    return static_cast<int32_t>(std::min(cpus == 0 ? 1u : cpus, static_cast<unsigned>(kMaxThreads)));
   }();
   return threads;
 }
@@ -1043,7 +1060,9 @@ int64_t steady_ns() {
 // woke the workers again, and so none measured it again.)
 // Task i runs on worker i (the calling thread runs task 0), and a region ends when every worker, busy or not, has
 // acknowledged it: so no worker can still be reading a region's fields when the next region writes them. One
-// region at a time (callers serialise on run_mutex).
+// region at a time (callers serialise on run_mutex). Where the system refuses a thread (std::thread throws), the
+// pool goes on with the workers it has and the calling thread runs the tasks that have none: the tasks of a region
+// never wait for each other, so any number of threads runs them correctly, and no exception leaves the pool.
 class ThreadPool {
  public:
   static constexpr double kSpinSeconds = 50e-6;
@@ -1058,13 +1077,14 @@ class ThreadPool {
 
   ThreadPool() { std::fill(std::begin(wake_samples_), std::end(wake_samples_), kFirstWakeSeconds); }
 
-  // Runs task(context, i) for i in [0, count); returns when all are done.
+  // Runs task(context, i) for i in [0, count); returns when all are done. It throws only before any task has run.
   void run(int64_t count, {{PACKAGE}}_task_fn task, void* context) {
     std::lock_guard<std::mutex> serial(run_mutex_);
     ensure_workers(static_cast<size_t>(count - 1));
     task_ = task;
     context_ = context;
-    count_ = count;
+    // Tasks from count_ on have no worker; the calling thread runs them after its own.
+    count_ = std::min(count, static_cast<int64_t>(workers_.size()) + 1);
     pending_.store(static_cast<int64_t>(workers_.size()), std::memory_order_relaxed);
     // The clock is read only for a region that wakes workers: the others would pay for it on every call.
     const bool waking = sleeping_.load(std::memory_order_relaxed) > 0;
@@ -1078,10 +1098,17 @@ class ThreadPool {
     }
     wake_.notify_all();
     task(context, 0);
+    for (int64_t i = count_; i < count; ++i) task(context, i);
     const auto done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
     if (!spin_until(done)) {
-      std::unique_lock<std::mutex> lock(mutex_);
-      done_.wait(lock, done);
+      // Tasks have run, so nothing may throw from here on: should the system refuse the mutex (std::mutex::lock may
+      // throw by its specification), the caller waits by spinning.
+      try {
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, done);
+      } catch (...) {
+        while (!done()) spin_pause();
+      }
     }
     const int64_t started = first_start_ns_.load(std::memory_order_relaxed);
     if (waking && started > 0) record_wake(1e-9 * static_cast<double>(started - published));
@@ -1140,11 +1167,17 @@ class ThreadPool {
   // up, ran it again when it was published, and acknowledged it twice; the caller could then return while another
   // worker still ran, and the count of acknowledgements went below zero, so a later region waited for ever (seen
   // under qemu, whose threads start slowly).
+  // A worker the system refuses (std::system_error, or std::bad_alloc for the vector) is not made; a later region
+  // asks again.
   void ensure_workers(size_t wanted) {
     while (workers_.size() < wanted) {
       const int64_t index = static_cast<int64_t>(workers_.size()) + 1;
       const uint64_t current = generation_.load(std::memory_order_relaxed);
-      workers_.emplace_back([this, index, current] { work(index, current); });
+      try {
+        workers_.emplace_back([this, index, current] { work(index, current); });
+      } catch (...) {
+        return;
+      }
       started_.fetch_add(1, std::memory_order_relaxed);
     }
   }
@@ -1913,7 +1946,8 @@ Plan ready_plan(Plan plan) {
   return alone_plan(plan);
 }
 
-{{PACKAGE}}_status execute(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, bool caller_workspace) {
+{{PACKAGE}}_status run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size,
+                             bool caller_workspace) {
   const {{PACKAGE}}_status status = check(g);
   if (status != {{PACKAGE_UPPER}}_OK) return status;
   if (g.M == 0 || g.N == 0) return {{PACKAGE_UPPER}}_OK;
@@ -1958,6 +1992,20 @@ Plan ready_plan(Plan plan) {
   else
     run_packed(g, plan, workspace);
   return {{PACKAGE_UPPER}}_OK;
+}
+
+// A call, with nothing thrown out of it: the header promises that no entry point throws. The pool makes do with the
+// threads it gets; what else could throw (an allocation in the standard library, a mutex the system refuses, a
+// host's parallel_for) becomes a status.
+{{PACKAGE}}_status execute(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size,
+                           bool caller_workspace) noexcept {
+  try {
+    return run_call(g, forced, workspace, workspace_size, caller_workspace);
+  } catch (const std::bad_alloc&) {
+    return {{PACKAGE_UPPER}}_OUT_OF_MEMORY;
+  } catch (...) {
+    return {{PACKAGE_UPPER}}_SYSTEM_ERROR;
+  }
 }
 
 // ran_at_once's direct_all, out of line, so that its Gemm on the stack and the registers it saves are no cost to a
@@ -2020,6 +2068,7 @@ const char* {{PACKAGE}}_status_string({{PACKAGE}}_status status) {
     case {{PACKAGE_UPPER}}_WORKSPACE_TOO_SMALL: return "workspace smaller than {{PACKAGE}}_workspace_size()";
     case {{PACKAGE_UPPER}}_OUT_OF_MEMORY: return "out of memory";
     case {{PACKAGE_UPPER}}_UNSUPPORTED_CPU: return "this CPU lacks {{ISA_NAME}}";
+    case {{PACKAGE_UPPER}}_SYSTEM_ERROR: return "the system refused a resource the call needed";
   }
   return "unknown status";
 }
@@ -2079,6 +2128,23 @@ int32_t {{PACKAGE}}_get_num_threads(void) { return current_threads(); }
   g_host_context.store(host_context);
   g_host_parallel_for.store(parallel_for);
   return {{PACKAGE_UPPER}}_OK;
+}
+
+void {{PACKAGE}}_parallel_for(void* host_context, int64_t count, {{PACKAGE}}_task_fn task, void* task_context) {
+  (void)host_context;
+  if (count <= 0 || task == nullptr) return;
+  try {
+    ThreadPool::instance().run(count, task, task_context);
+  } catch (...) {
+    // The pool throws only before any task has run (a mutex the system refused): the calling thread runs them all.
+    for (int64_t i = 0; i < count; ++i) task(task_context, i);
+  }
+}
+
+const char* {{PACKAGE}}_version(void) { return {{PACKAGE_UPPER}}_VERSION_STRING; }
+
+const char* {{PACKAGE}}_provenance(void) {
+  return {{PROVENANCE_STRING}};
 }
 
 }  // extern "C"

@@ -12,6 +12,7 @@
 #include <{{ISA_HEADER}}>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -20,6 +21,9 @@
 
 namespace {{PACKAGE}}_internal {
 namespace {
+
+// Arrays whose extent is a tile's template argument spell it size_t{...}, and tables are indexed by size_t: GCC's
+// -Wsign-conversion, which packages are built with, takes an int there for a conversion that may change its sign.
 
 {{#AVX512}}using Vec = __m512;
 using Mask = __mmask16;
@@ -416,13 +420,13 @@ __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
   const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
   if (depth >= kPrefetchDepth)
     for (int r = 0; r < kRows; ++r) prefetch_c_row<kVecs>(t.c + r * t.ldc, t.cols);
-  Vec acc[kSets][kRows][kVecs];
+  Vec acc[size_t{kSets}][size_t{kRows}][size_t{kVecs}];
   unrolled<kSets>([&](int s) {
     unrolled<kRows>([&](int r) { unrolled<kVecs>([&](int v) { acc[s][r][v] = vzero(); }); });
   });
   // k step `step` of the current group, into set `s`.
   const auto k_step = [&](int s, int64_t step) __attribute__((always_inline)) {
-    Vec bv[kVecs];
+    Vec bv[size_t{kVecs}];
     unrolled<kVecs>([&](int v) {
       const float* const from = b + step * b_rs + v * kLanes;
       bv[v] = v == kVecs - 1 ? vload_masked(from, last) : vload(from);
@@ -534,7 +538,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   // thread of an Emerald Rapids Xeon, medians of interleaved runs: 2708x121x128 1.03-1.04x faster, 128x128x128
   // 1.01-1.06x, 64x64x64 0.97-1.08x).
   constexpr int kRowGroups = (kRows + 2) / 3;
-  const float* rows3[kRowGroups];
+  const float* rows3[size_t{kRowGroups}];
   for (int g = 0; g < kRowGroups; ++g) rows3[g] = a + 3 * g * a_rs;
   // One k step; `whole`: B's last vector is loaded whole (see unmasked_steps).
   const auto step = [&](auto whole) __attribute__((always_inline)) {
@@ -685,12 +689,12 @@ inline bool dot_pays(int64_t rows, int64_t k, int64_t edge, bool gather, int64_t
 template <int kRows, int kCols>
 __attribute__((always_inline)) inline void dot_block(const TileArgs& t, const float* a, const float* bt,
                                                      int64_t bt_stride, float* c) {
-  Vec acc[kRows][kCols];
+  Vec acc[size_t{kRows}][size_t{kCols}];
   unrolled<kRows>([&](int r) { unrolled<kCols>([&](int j) { acc[r][j] = vzero(); }); });
   // One vector of k: all of B's columns, then each row of A against them. `load` reads a vector, or for the last,
   // short vector of k the lanes left under a mask, the others zero.
   const auto step = [&](int64_t p, auto load) __attribute__((always_inline)) {
-    Vec b[kCols];
+    Vec b[size_t{kCols}];
     unrolled<kCols>([&](int j) { b[j] = load(bt + j * bt_stride + p); });
     unrolled<kRows>([&](int r) {
       const Vec x = load(a + r * t.lda + p);
@@ -731,7 +735,7 @@ void dot_rows(const TileArgs& t, const float* bt, int64_t bt_stride) {
 // the first adding onto C.
 template <int kCols>
 void dot_columns(const TileArgs& t) {
-  float columns[kCols * kDotDepth];
+  float columns[size_t{kCols * kDotDepth}];
   TileArgs chunk = copy_of(t);
   for (int64_t p = 0; p < t.k; p += kDotDepth) {
     chunk.k = t.k - p < kDotDepth ? t.k - p : kDotDepth;
@@ -791,7 +795,7 @@ void columns_along_m(const TileArgs& t) {
   for (int64_t i = 0; i < t.rows; i += kLanes) {
     const int rows = t.rows - i < kLanes ? static_cast<int>(t.rows - i) : kLanes;
     const float* const a = t.a + i * t.lda;
-    Vec acc[kCols];
+    Vec acc[size_t{kCols}];
     unrolled<kCols>([&](int n) { acc[n] = vzero(); });
     for (int64_t k0 = 0; k0 < t.k; k0 += kLanes) {
       const int depth = t.k - k0 < kLanes ? static_cast<int>(t.k - k0) : kLanes;
@@ -840,7 +844,7 @@ void along_m(const TileArgs& t) {
   const int64_t left = t.rows % kLanes;
   TileArgs top = copy_of(t);
   if (2 * left < kLanes) top.rows = t.rows - left;
-  kAlongMFns[t.cols - 1](top);
+  kAlongMFns[static_cast<size_t>(t.cols - 1)](top);
   if (top.rows == t.rows) return;
   TileArgs bottom = copy_of(t);
   bottom.rows = left;
@@ -886,7 +890,7 @@ constexpr int half_sets(int rows) {
 template <int kRows>
 void half_rows(const TileArgs& t, const float* a, float* c, Mask columns) {
   constexpr int kSets = half_sets(kRows);
-  Half acc[kSets][kRows];
+  Half acc[size_t{kSets}][size_t{kRows}];
   unrolled<kSets>([&](int s) { unrolled<kRows>([&](int r) { acc[s][r] = _mm256_setzero_ps(); }); });
   const float* const b = t.b;
   const int64_t lda = t.lda, ldb = t.ldb, depth = t.k;
@@ -938,7 +942,7 @@ void half_strip(const TileArgs& t) {
   int64_t left = t.rows;
   for (int64_t blocks = (t.rows + kHalfRows - 1) / kHalfRows; blocks > 0; --blocks) {
     const int64_t rows = (left + blocks - 1) / blocks;
-    kHalfRowsFns[rows - 1](t, a, c, columns);
+    kHalfRowsFns[static_cast<size_t>(rows - 1)](t, a, c, columns);
     a += rows * t.lda;
     c += rows * t.ldc;
     left -= rows;
@@ -967,13 +971,13 @@ __attribute__((always_inline)) inline void row_pass(const TileArgs& t, int64_t p
   const float* const a = t.a + p;
   const int64_t lda = t.lda;
   const float alpha = t.alpha, beta = t.beta;
-  Vec x[kRows][kSteps];  // alpha * A(r, p + s)
+  Vec x[size_t{kRows}][size_t{kSteps}];  // alpha * A(r, p + s)
   if constexpr (!kBroadcastA)
     unrolled<kRows>([&](int r) { unrolled<kSteps>([&](int s) { x[r][s] = vset1(alpha * a[r * lda + s]); }); });
   const float* const b = t.b + p * ldb;
   // The kLanes columns from j, read and written through `load` and `store` (the last, short vector masked).
   const auto columns = [&](int64_t j, auto load, auto store) __attribute__((always_inline)) {
-    Vec acc[kRows];
+    Vec acc[size_t{kRows}];
     unrolled<kRows>([&](int r) {
       float* const row = c + r * ldc + j;
       acc[r] = !first ? load(row) : beta == 0.0f ? vzero() : vmul(vset1(beta), load(row));
@@ -1025,7 +1029,7 @@ __attribute__((always_inline)) inline void whole_rows(const TileArgs& t, const f
   static_assert(kRows >= 1 && kRows <= 4, "whole_rows runs 1 to 4 rows");
   const float* row = t.b;
   const int64_t lda = t.lda, ldb = t.ldb, ldc = t.ldc, depth = t.k;
-  Vec acc0[kVecs], acc1[kVecs], acc2[kVecs], acc3[kVecs];
+  Vec acc0[size_t{kVecs}], acc1[size_t{kVecs}], acc2[size_t{kVecs}], acc3[size_t{kVecs}];
   // f(acc of row r, r) for each of the kRows rows.
   const auto each_row = [&](auto f) __attribute__((always_inline)) {
     f(acc0, 0);
@@ -1033,21 +1037,21 @@ __attribute__((always_inline)) inline void whole_rows(const TileArgs& t, const f
     if constexpr (kRows > 2) f(acc2, 2);
     if constexpr (kRows > 3) f(acc3, 3);
   };
-  each_row([&](Vec(&acc)[kVecs], int) { unrolled<kVecs>([&](int v) { acc[v] = vzero(); }); });
+  each_row([&](Vec(&acc)[size_t{kVecs}], int) { unrolled<kVecs>([&](int v) { acc[v] = vzero(); }); });
   for (int64_t p = 0; p < depth; ++p, row += ldb) {
-    Vec bv[kVecs];
+    Vec bv[size_t{kVecs}];
     unrolled<kVecs>([&](int v) {
       const Vec loaded = v == kVecs - 1 ? vload_masked(row + v * kLanes, last) : vload(row + v * kLanes);
       bv[v] = kRows > 1 ? in_register(loaded) : loaded;
     });
-    each_row([&](Vec(&acc)[kVecs], int r) {
+    each_row([&](Vec(&acc)[size_t{kVecs}], int r) {
       const Vec x = vbroadcast(a + r * lda + p);
       unrolled<kVecs>([&](int v) { acc[v] = vfma(x, bv[v], acc[v]); });
     });
   }
   const float alpha = t.alpha, beta = t.beta;
   with_epilogue(alpha, beta, [&](auto mode) __attribute__((always_inline)) {
-    each_row([&](Vec(&acc)[kVecs], int r) {
+    each_row([&](Vec(&acc)[size_t{kVecs}], int r) {
       store_row<decltype(mode)::value, kVecs>(c + r * ldc, acc, vset1(alpha), vset1(beta), lane_mask(kLanes), last);
     });
   });
@@ -1088,7 +1092,7 @@ constexpr auto kRowsWholeFns = table_by_columns([](auto n) { return &rows_whole<
 template <int kVecs, int kDepth>
 void rows_held(const TileArgs& t) {
   const Mask full = lane_mask(kLanes), last = lane_mask(t.cols - (kVecs - 1) * kLanes);
-  Vec b[kDepth][kVecs];
+  Vec b[size_t{kDepth}][size_t{kVecs}];
   unrolled<kDepth>([&](int p) {
     unrolled<kVecs>([&](int v) {
       const float* const row = t.b + p * t.ldb + v * kLanes;
@@ -1102,7 +1106,7 @@ void rows_held(const TileArgs& t) {
   const float alpha = t.alpha, beta = t.beta;
   with_epilogue(alpha, beta, [&](auto mode) __attribute__((always_inline)) {
     for (int64_t i = 0; i < rows; ++i, a += lda, c += ldc) {
-      Vec acc[kVecs];
+      Vec acc[size_t{kVecs}];
       unrolled<kVecs>([&](int v) { acc[v] = vzero(); });
       unrolled<kDepth>([&](int p) {
         const Vec x = vbroadcast(a + p);
@@ -1143,7 +1147,7 @@ void held_strips(const TileArgs& args) {
     strip.b += j;
     strip.c += j;
     strip.cols = static_cast<int32_t>(args.cols - j < width ? args.cols - j : width);
-    kRowsHeldFns[(strip.cols + kLanes - 1) / kLanes - 1][args.k - 1](strip);
+    kRowsHeldFns[static_cast<size_t>((strip.cols + kLanes - 1) / kLanes - 1)][static_cast<size_t>(args.k - 1)](strip);
   }
 }
 
@@ -1181,11 +1185,11 @@ void {{NAME}}_wide_rows(const TileArgs& args) {
   if (args.rows <= 0 || args.cols <= 0) return;
   const int64_t vectors = (args.cols + kLanes - 1) / kLanes;
   if (b_held(vectors, args.k)) {
-    kRowsHeldFns[vectors - 1][args.k - 1](args);
+    kRowsHeldFns[static_cast<size_t>(vectors - 1)][static_cast<size_t>(args.k - 1)](args);
   } else if (held_strips_have_rows(args.rows, args.k) && !args.fetch_a_ahead && !args.c_from_beyond) {
     held_strips(args);
   } else if (vectors <= kWideVectors) {
-    kRowsWholeFns[vectors - 1](args);
+    kRowsWholeFns[static_cast<size_t>(vectors - 1)](args);
   }
 }
 
@@ -1225,7 +1229,7 @@ void {{NAME}}_direct(const TileArgs& args) {
     columns.b += vectors.cols;
     columns.c += vectors.cols;
   }
-  kDotColumnsFns[edge - 1](columns);
+  kDotColumnsFns[static_cast<size_t>(edge - 1)](columns);
 }
 
 {{/PACKAGE_ENTRY}}{{#PROFILE_ENTRY}}}  // namespace

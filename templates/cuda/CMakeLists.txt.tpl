@@ -101,6 +101,8 @@ if({{PACKAGE_UPPER}}_INSTALL)
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   install(FILES include/{{PACKAGE}}.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  # share/doc/{{PACKAGE}}: what the package is (README.md), how it was made (manifest.yaml) and its licence (MIT-0).
+  install(FILES README.md manifest.yaml LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
   install(EXPORT {{PACKAGE}}Targets NAMESPACE {{PACKAGE}}:: DESTINATION ${_config_dir})
 
   # The config is written here rather than shipped as a template so the package stays a single CMakeLists.txt.

@@ -9,12 +9,17 @@
 #include <cstdio>
 #include <limits>
 
+// The model in namespaces of this package's own (see cost_model.h), named as the generator names them.
+#define STRATA_MODEL_NAMESPACE {{PACKAGE}}_model
+#define STRATA_GPU_NAMESPACE {{PACKAGE}}_gpu_model
 #include "cost_model.h"
 #include "gpu_model.h"
 #include "internal.h"
 
 namespace {
 
+namespace strata_model = ::{{PACKAGE}}_model;
+namespace strata_gpu = ::{{PACKAGE}}_gpu_model;
 using namespace {{PACKAGE}}_detail;
 
 constexpr int64_t kSms = {{SMS}};        // streaming multiprocessors of the {{ARCH_NAME}} descriptor

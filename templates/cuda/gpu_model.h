@@ -31,7 +31,14 @@
 
 #include "cost_model.h"
 
-namespace strata_gpu {
+// strata_gpu in the generator; a package names its own (STRATA_GPU_NAMESPACE), as for cost_model.h.
+#ifndef STRATA_GPU_NAMESPACE
+#define STRATA_GPU_NAMESPACE strata_gpu
+#endif
+
+namespace STRATA_GPU_NAMESPACE {
+
+namespace strata_model = ::STRATA_MODEL_NAMESPACE;
 
 // The SM as the block level sees it; all zero (blocks_per_sm_max == 0) turns the terms above off, leaving Eqs. 5-7.
 struct Sm {
@@ -177,6 +184,6 @@ inline double splitk_reduce_s(const strata_model::Machine& m, int64_t rows, int6
   return m.launch_s + m.problem.latency_s * static_cast<double>(latency_waits) + bytes / m.problem.bandwidth_Bps;
 }
 
-}  // namespace strata_gpu
+}  // namespace STRATA_GPU_NAMESPACE
 
 #endif  // STRATA_GPU_MODEL_H_
