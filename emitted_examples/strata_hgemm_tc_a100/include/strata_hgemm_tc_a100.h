@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   c3fbdedb36f4c2cce77bd083ac1e62e5bac2381fccc6651e88e9e3d297d9dabc  template cuda/api.h.tpl
+//   0355a13dcf89cd4362e5dbaf79fdc0f56d0b7c2b33873489e8619a7feff16b11  template cuda/api.h.tpl
 
 #ifndef STRATA_HGEMM_TC_A100_H_
 #define STRATA_HGEMM_TC_A100_H_

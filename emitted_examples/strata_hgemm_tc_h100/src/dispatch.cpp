@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   7094a74aa8dab764d9c994f8eed4857601c32b0ccc7746f2452fbe28b6088ef5  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   8aa9993e421bad02a4a8d5b9bf00a0adbb1b5579322c42831f9cfd6f31bdbb77  template cuda/dispatch.cpp.tpl
+//   5244e455579da3a7bdd8b6225e8a617add0cfed45778cef906e0d8f8fc6c0cf7  template cuda/dispatch.cpp.tpl
 
 // The dispatcher of strata_hgemm_tc_h100: argument checks, the cost-model plan for each shape (Tensor Core or CUDA-core
 // kernel, tiles, split-K, grid), the launches on the caller's stream, and CUDA errors turned into statuses.
@@ -285,6 +285,14 @@ strata_hgemm_tc_h100_status check_args(int64_t M, int64_t N, int64_t K, const vo
   return STRATA_HGEMM_TC_H100_OK;
 }
 
+// Whether a plan can be made for M x N x K: the arguments of a call with the tightest leading dimensions pass
+// check_args, so the planner's products of sizes cannot overflow.
+strata_hgemm_tc_h100_status plannable(int64_t M, int64_t N, int64_t K) {
+  static const float operand = 0;
+  const int64_t b_cols = K;
+  return check_args(M, N, K, &operand, K > 1 ? K : 1, &operand, b_cols > 1 ? b_cols : 1, &operand, N > 1 ? N : 1);
+}
+
 strata_hgemm_tc_h100_status from_cuda(cudaError_t e) {
   g_last_cuda_error = static_cast<int32_t>(e);
   switch (e) {
@@ -391,7 +399,7 @@ int32_t strata_hgemm_tc_h100_kernel_count(void) { return kKernelCount; }
 
 strata_hgemm_tc_h100_status strata_hgemm_tc_h100_plan(int64_t M, int64_t N, int64_t K, strata_hgemm_tc_h100_plan_t* plan) {
   if (plan == nullptr) return STRATA_HGEMM_TC_H100_INVALID_ARGUMENT;
-  if (M < 0 || N < 0 || K < 0) return STRATA_HGEMM_TC_H100_INVALID_SIZE;
+  if (const strata_hgemm_tc_h100_status s = plannable(M, N, K); s != STRATA_HGEMM_TC_H100_OK) return s;
   plan_best(M, N, K, kMaxSplit, plan);
   return STRATA_HGEMM_TC_H100_OK;
 }
@@ -400,7 +408,7 @@ strata_hgemm_tc_h100_status strata_hgemm_tc_h100_kernel_plan(int32_t kernel_id, 
                                            strata_hgemm_tc_h100_plan_t* plan) {
   if (plan == nullptr) return STRATA_HGEMM_TC_H100_INVALID_ARGUMENT;
   if (kernel_id < 0 || kernel_id >= kKernelCount) return STRATA_HGEMM_TC_H100_INVALID_KERNEL;
-  if (M < 0 || N < 0 || K < 0) return STRATA_HGEMM_TC_H100_INVALID_SIZE;
+  if (const strata_hgemm_tc_h100_status s = plannable(M, N, K); s != STRATA_HGEMM_TC_H100_OK) return s;
   plan_kernel(kernel_id, M, N, K, kMaxSplit, plan);
   return STRATA_HGEMM_TC_H100_OK;
 }

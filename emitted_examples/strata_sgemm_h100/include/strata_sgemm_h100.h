@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   7094a74aa8dab764d9c994f8eed4857601c32b0ccc7746f2452fbe28b6088ef5  arch h100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   c3fbdedb36f4c2cce77bd083ac1e62e5bac2381fccc6651e88e9e3d297d9dabc  template cuda/api.h.tpl
+//   0355a13dcf89cd4362e5dbaf79fdc0f56d0b7c2b33873489e8619a7feff16b11  template cuda/api.h.tpl
 
 #ifndef STRATA_SGEMM_H100_H_
 #define STRATA_SGEMM_H100_H_

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   7094a74aa8dab764d9c994f8eed4857601c32b0ccc7746f2452fbe28b6088ef5  arch h100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   8aa9993e421bad02a4a8d5b9bf00a0adbb1b5579322c42831f9cfd6f31bdbb77  template cuda/dispatch.cpp.tpl
+//   5244e455579da3a7bdd8b6225e8a617add0cfed45778cef906e0d8f8fc6c0cf7  template cuda/dispatch.cpp.tpl
 
 // The dispatcher of strata_sgemm_h100: argument checks, the cost-model plan for each shape (Tensor Core or CUDA-core
 // kernel, tiles, split-K, grid), the launches on the caller's stream, and CUDA errors turned into statuses.
@@ -246,6 +246,14 @@ strata_sgemm_h100_status check_args(int64_t M, int64_t N, int64_t K, const void*
   return STRATA_SGEMM_H100_OK;
 }
 
+// Whether a plan can be made for M x N x K: the arguments of a call with the tightest leading dimensions pass
+// check_args, so the planner's products of sizes cannot overflow.
+strata_sgemm_h100_status plannable(int64_t M, int64_t N, int64_t K) {
+  static const float operand = 0;
+  const int64_t b_cols = N;
+  return check_args(M, N, K, &operand, K > 1 ? K : 1, &operand, b_cols > 1 ? b_cols : 1, &operand, N > 1 ? N : 1);
+}
+
 strata_sgemm_h100_status from_cuda(cudaError_t e) {
   g_last_cuda_error = static_cast<int32_t>(e);
   switch (e) {
@@ -352,7 +360,7 @@ int32_t strata_sgemm_h100_kernel_count(void) { return kKernelCount; }
 
 strata_sgemm_h100_status strata_sgemm_h100_plan(int64_t M, int64_t N, int64_t K, strata_sgemm_h100_plan_t* plan) {
   if (plan == nullptr) return STRATA_SGEMM_H100_INVALID_ARGUMENT;
-  if (M < 0 || N < 0 || K < 0) return STRATA_SGEMM_H100_INVALID_SIZE;
+  if (const strata_sgemm_h100_status s = plannable(M, N, K); s != STRATA_SGEMM_H100_OK) return s;
   plan_best(M, N, K, kMaxSplit, plan);
   return STRATA_SGEMM_H100_OK;
 }
@@ -361,7 +369,7 @@ strata_sgemm_h100_status strata_sgemm_h100_kernel_plan(int32_t kernel_id, int64_
                                            strata_sgemm_h100_plan_t* plan) {
   if (plan == nullptr) return STRATA_SGEMM_H100_INVALID_ARGUMENT;
   if (kernel_id < 0 || kernel_id >= kKernelCount) return STRATA_SGEMM_H100_INVALID_KERNEL;
-  if (M < 0 || N < 0 || K < 0) return STRATA_SGEMM_H100_INVALID_SIZE;
+  if (const strata_sgemm_h100_status s = plannable(M, N, K); s != STRATA_SGEMM_H100_OK) return s;
   plan_kernel(kernel_id, M, N, K, kMaxSplit, plan);
   return STRATA_SGEMM_H100_OK;
 }

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   46ebb8beffd22adee974d16e5d444ca184afeb61a984bab6913f0929bd467452  template cpu/api.h.tpl
+//   1881f760327b9f18aa0ae01c6450de395c1ae86c610674c60e4882ce51fed056  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_NEOVERSE_N1_H_
 #define STRATA_SGEMM_NEOVERSE_N1_H_
@@ -28,7 +28,7 @@
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_MAJOR 0
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_MINOR 1
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_PATCH 0
-#define STRATA_SGEMM_NEOVERSE_N1_VERSION_STRING "0.1.0+dfc6e27bd834"
+#define STRATA_SGEMM_NEOVERSE_N1_VERSION_STRING "0.1.0+65887b46f8c7"
 
 /* STRATA_SGEMM_NEOVERSE_N1_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_NEOVERSE_N1_SHARED for the library and its users and

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   658acd51348a36ff9dd5a0b4fd8904939f292f3d817c5b4cf3b7bdd76d1526af  template cpu/dispatch.cpp.tpl
+//   8a34e4e72eb5b264a7d69e75f0318534d4d0cff6f792b71d21b53cf405549fee  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -1893,6 +1893,15 @@ int64_t extent(int64_t rows, int64_t cols, int64_t ld) {
   return elements;
 }
 
+// Whether a plan can be made for M x N x K: the sizes of some valid call, whose matrices' extents with the
+// tightest leading dimensions do not overflow (the planner multiplies two sizes at a time, as a call's check
+// allows it to).
+strata_sgemm_x86_avx2_status plannable(int64_t M, int64_t N, int64_t K) {
+  if (M < 0 || N < 0 || K < 0) return STRATA_SGEMM_X86_AVX2_INVALID_SIZE;
+  if (extent(M, K, K) < 0 || extent(K, N, N) < 0 || extent(M, N, N) < 0) return STRATA_SGEMM_X86_AVX2_SIZE_OVERFLOW;
+  return STRATA_SGEMM_X86_AVX2_OK;
+}
+
 // The usual call in a few instructions: every size and leading dimension in [0, 2^30) (so that no extent can
 // overflow: 2^60 elements of 4 bytes), leading dimensions long enough, all three matrices given, a supported CPU.
 // Anything else takes the full check, which names the first problem (a tiny GEMM is over in 50 ns, and the full
@@ -2109,7 +2118,7 @@ size_t strata_sgemm_x86_avx2_workspace_size(int64_t M, int64_t N, int64_t K) {
 
 strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_plan(int64_t M, int64_t N, int64_t K, strata_sgemm_x86_avx2_plan_t* plan) {
   if (plan == nullptr) return STRATA_SGEMM_X86_AVX2_INVALID_ARGUMENT;
-  if (M < 0 || N < 0 || K < 0) return STRATA_SGEMM_X86_AVX2_INVALID_SIZE;
+  if (const strata_sgemm_x86_avx2_status s = plannable(M, N, K); s != STRATA_SGEMM_X86_AVX2_OK) return s;
   fill_plan(choose_plan(M, N, K, current_threads(), -1), plan);
   return STRATA_SGEMM_X86_AVX2_OK;
 }
@@ -2118,7 +2127,7 @@ strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_kernel_plan(int32_t kernel_id
                                            strata_sgemm_x86_avx2_plan_t* plan) {
   if (plan == nullptr) return STRATA_SGEMM_X86_AVX2_INVALID_ARGUMENT;
   if (kernel_id < 0 || kernel_id >= kKernelCount) return STRATA_SGEMM_X86_AVX2_INVALID_KERNEL;
-  if (M < 0 || N < 0 || K < 0) return STRATA_SGEMM_X86_AVX2_INVALID_SIZE;
+  if (const strata_sgemm_x86_avx2_status s = plannable(M, N, K); s != STRATA_SGEMM_X86_AVX2_OK) return s;
   fill_plan(choose_plan(M, N, K, current_threads(), kernel_id), plan);
   return STRATA_SGEMM_X86_AVX2_OK;
 }
