@@ -184,21 +184,27 @@ void check_dispatcher_choices(const Isa& isa, const std::string& bench) {
 
 }  // namespace
 
+// Each ISA the host runs is built once, the compilers taking turns (gcc for the first, clang for the next), so both
+// compilers build a package and every ISA is tested; a host that runs one ISA builds it with both.
 TEST_CASE("generated packages build with gcc and clang and pass their self-test", "[package]") {
+  std::vector<Isa> runnable;
   for (const Isa& isa : isas()) {
-    if (!isa.supported) {
+    if (isa.supported)
+      runnable.push_back(isa);
+    else
       WARN("skipped " << isa.name << ": this host does not run it");
-      continue;
-    }
+  }
+  for (size_t i = 0; i < runnable.size(); ++i) {
+    const Isa& isa = runnable[i];
     INFO(isa.name);
     ScratchDir dir;
     const std::string src = generate_example(isa, dir);
-    ScratchDir gcc_build;
-    build_and_selftest(src, isa.example, "g++", "", "Release", &gcc_build);
-    check_dispatcher_choices(isa, gcc_build.path() + "/" + isa.example + "_bench");
-    if (have("clang++"))
-      build_and_selftest(src, isa.example, "clang++", "", "Release");
-    else
-      WARN("skipped the clang build: clang++ not found");
+    const bool clang = have("clang++");
+    if (!clang) WARN("skipped the clang build: clang++ not found");
+    const std::string first = i % 2 == 1 && clang ? "clang++" : "g++";
+    ScratchDir first_build;
+    build_and_selftest(src, isa.example, first, "", "Release", &first_build);
+    check_dispatcher_choices(isa, first_build.path() + "/" + isa.example + "_bench");
+    if (runnable.size() == 1 && clang) build_and_selftest(src, isa.example, "clang++", "", "Release");
   }
 }
