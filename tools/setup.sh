@@ -10,6 +10,8 @@ packages=(
   # verification of emitted packages: second compiler, LLVM linker, Arm cross builds
   clang lld
   libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross libgcc-12-dev-arm64-cross qemu-user
+  # libFuzzer and the sanitizer runtimes for clang (tools/fuzz.sh)
+  libclang-rt-dev
   # formatting checks
   clang-format
 )
