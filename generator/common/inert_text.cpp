@@ -50,36 +50,43 @@ bool invisible(char32_t c) {
 
 std::string byte_escape(unsigned char b) { return fmt::format("\\x{:02x}", b); }
 
+// Walks `text` a character at a time: ascii(b) for each ASCII byte, stray(b) for each byte that is not part of a
+// UTF-8 character, wide(code, bytes) for each multi-byte character.
+template <typename Ascii, typename Stray, typename Wide>
+void scan_utf8(std::string_view text, Ascii ascii, Stray stray, Wide wide) {
+  for (size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    const Decoded d = b < 0x80 ? Decoded{b, 1} : decode_utf8(text, i);
+    if (b < 0x80)
+      ascii(b);
+    else if (d.length == 0)
+      stray(b);
+    else
+      wide(d.code, text.substr(i, d.length));
+    i += d.length == 0 ? 1 : d.length;
+  }
+}
+
 }  // namespace
 
 std::string printable_line(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    if (b < 0x20 || b == 0x7F || b == '\\') {
-      out += byte_escape(b);
-      ++i;
-    } else if (b == '{' && !out.empty() && out.back() == '{') {
-      out += byte_escape(b);
-      ++i;
-    } else if (b < 0x80) {
-      out += static_cast<char>(b);
-      ++i;
-    } else {
-      const Decoded d = decode_utf8(text, i);
-      if (d.length == 0) {
-        out += byte_escape(b);
-        ++i;
-      } else {
-        if (invisible(d.code))
-          out += fmt::format("\\u{{{:04X}}}", static_cast<uint32_t>(d.code));
+  scan_utf8(
+      text,
+      [&](unsigned char b) {
+        if (b < 0x20 || b == 0x7F || b == '\\' || (b == '{' && !out.empty() && out.back() == '{'))
+          out += byte_escape(b);
         else
-          out.append(text.substr(i, d.length));
-        i += d.length;
-      }
-    }
-  }
+          out += static_cast<char>(b);
+      },
+      [&](unsigned char b) { out += byte_escape(b); },
+      [&](char32_t code, std::string_view bytes) {
+        if (invisible(code))
+          out += fmt::format("\\u{{{:04X}}}", static_cast<uint32_t>(code));
+        else
+          out.append(bytes);
+      });
   return out;
 }
 
@@ -123,39 +130,29 @@ std::string html_comment_text(std::string_view text) {
 
 std::string yaml_quoted(std::string_view text) {
   std::string out = "\"";
-  for (size_t i = 0; i < text.size();) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    if (b == '"' || b == '\\') {
-      out += '\\';
-      out += static_cast<char>(b);
-      ++i;
-    } else if (b == '\n') {
-      out += "\\n";
-      ++i;
-    } else if (b == '\t') {
-      out += "\\t";
-      ++i;
-    } else if (b < 0x20 || b == 0x7F) {
-      out += byte_escape(b);
-      ++i;
-    } else if (b < 0x80) {
-      out += static_cast<char>(b);
-      ++i;
-    } else {
-      const Decoded d = decode_utf8(text, i);
-      if (d.length == 0) {
-        out += byte_escape(b);
-        ++i;
-      } else {
-        if (invisible(d.code))
-          out += d.code > 0xFFFF ? fmt::format("\\U{:08X}", static_cast<uint32_t>(d.code))
-                                 : fmt::format("\\u{:04X}", static_cast<uint32_t>(d.code));
+  scan_utf8(
+      text,
+      [&](unsigned char b) {
+        if (b == '"' || b == '\\')
+          out += {'\\', static_cast<char>(b)};
+        else if (b == '\n')
+          out += "\\n";
+        else if (b == '\t')
+          out += "\\t";
+        else if (b < 0x20 || b == 0x7F)
+          out += byte_escape(b);
         else
-          out.append(text.substr(i, d.length));
-        i += d.length;
-      }
-    }
-  }
+          out += static_cast<char>(b);
+      },
+      [&](unsigned char b) { out += byte_escape(b); },
+      [&](char32_t code, std::string_view bytes) {
+        if (!invisible(code))
+          out.append(bytes);
+        else if (code > 0xFFFF)
+          out += fmt::format("\\U{:08X}", static_cast<uint32_t>(code));
+        else
+          out += fmt::format("\\u{:04X}", static_cast<uint32_t>(code));
+      });
   return out + "\"";
 }
 
