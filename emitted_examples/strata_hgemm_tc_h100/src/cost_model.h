@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   7094a74aa8dab764d9c994f8eed4857601c32b0ccc7746f2452fbe28b6088ef5  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   2399d7085d21b8d306b92061223a5c7ac2412a7b031c96f2a63f1ab7f8d4bbc4  template cost_model.h
+//   f8663158d04608d4dd85f3a4e76a24db9d43afba27ac169e8f381ab496473554  template cost_model.h
 
 // Strata's performance model (Helix, SC'25, §5.2, Eqs. 1-8), header-only and dependency-free.
 //
@@ -109,6 +109,13 @@ inline int64_t ceil_div(int64_t a, int64_t b) { return b <= 0 ? 0 : (a + b - 1) 
 // ceil_div for the common cases without a division: the CPU dispatcher runs this model for every kernel and thread
 // count when it meets a new shape, and a 64-bit division costs about as much as the rest of a level's arithmetic. A
 // tile clamped to the problem is often its sub-tile (a count of 1), and most levels have a single parallel unit.
+// Counts of sub-tiles multiply to more than 2^63 on shapes near the 64-bit limits (a plan of 2^30 cubed); the
+// product saturates there, pricing such a call as impossibly long instead of overflowing.
+inline int64_t saturating_product(int64_t a, int64_t b) {
+  int64_t product = 0;
+  return __builtin_mul_overflow(a, b, &product) ? INT64_MAX : product;
+}
+
 inline int64_t count_of(int64_t a, int64_t b) { return a == b && b > 0 ? 1 : b == 1 ? a : ceil_div(a, b); }
 
 inline double input_bytes(const Machine& m, const int64_t t[kAxes]) {
@@ -135,9 +142,9 @@ inline LevelCost level_cost(const Machine& m, const LevelParams& p, const int64_
   for (int a = 0; a < kAxes; ++a) {
     n[a] = count_of(tile[a], sub[a]);
     if (p.loop[a] == kParallel)
-      c.n_parallel *= n[a];
+      c.n_parallel = saturating_product(c.n_parallel, n[a]);
     else
-      c.n_temporal *= n[a];
+      c.n_temporal = saturating_product(c.n_temporal, n[a]);
   }
   double bytes = input_bytes(m, sub);
   const int64_t n_k = n[2];
@@ -156,7 +163,7 @@ inline LevelCost level_cost(const Machine& m, const LevelParams& p, const int64_
   if (sub_in_registers) {
     int64_t outputs = 1;
     for (int a = 0; a < 2; ++a)
-      if (p.loop[a] != kParallel) outputs *= n[a];
+      if (p.loop[a] != kParallel) outputs = saturating_product(outputs, n[a]);
     c.temporal_s += static_cast<double>(outputs - 1) * c.store_s;
   }
   c.waves = count_of(c.n_parallel, p.parallel_units);
