@@ -216,7 +216,7 @@ std::string build_kit(const ProfileKit& kit, const ProfileOptions& options, cons
 // profile finishes or fails. The line names the stage, how many of its timings are done and the time left at the
 // pace so far. The profiler reports every kernel of every round, thousands of lines for AVX-512, so the line is
 // redrawn only when the stage changes and at most every kRedrawSeconds: one redraw per report flooded slow terminals
-// and made a log of a captured terminal session megabytes long.
+// and made a captured terminal log megabytes long.
 class Progress {
  public:
   static constexpr double kRedrawSeconds = 0.5;
