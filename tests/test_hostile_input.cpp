@@ -15,17 +15,12 @@
 #include <thread>
 
 #include "common/c_names.h"
+#include "spec_fixtures.h"
 #include "test_util.h"
 
 using namespace strata::test;
 
 namespace {
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const size_t at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
-}
 
 std::string avx2_with(const std::string& from, const std::string& to) {
   return replaced(read_file(source_path("archs/x86-avx2.yaml")), from, to);
@@ -38,15 +33,6 @@ void check_one_line_error(const RunResult& r, const std::string& located) {
   CHECK(r.err.rfind("strata: error: " + located, 0) == 0);
   CHECK(r.err.find('\n') == r.err.size() - 1);
   for (const char c : r.err.substr(0, r.err.size() - 1)) CHECK((static_cast<unsigned char>(c) >= 0x20 && c != 0x7f));
-}
-
-// Every file of the package at `dir`, by relative path.
-std::map<std::string, std::string> package_files(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
-    if (entry.is_regular_file())
-      files[std::filesystem::relative(entry.path(), dir).string()] = read_file(entry.path().string());
-  return files;
 }
 
 // Runs `strata generate ... -o pkg` in `cwd`, killing it with SIGKILL if it is still running after `delay`.
@@ -81,13 +67,13 @@ TEST_CASE("a killed generate leaves the old package or the new one, and the next
   ScratchDir dir;
   const std::string pkg = dir.path() + "/pkg";
   generate_and_kill(dir.path(), "3", std::chrono::seconds(20));
-  const auto new_files = package_files(pkg);
+  const auto new_files = read_tree(pkg);
   generate_and_kill(dir.path(), "2", std::chrono::seconds(20));
-  const auto old_files = package_files(pkg);
+  const auto old_files = read_tree(pkg);
   REQUIRE(old_files != new_files);
   for (int round = 0; round < 8; ++round) {
     generate_and_kill(dir.path(), "3", std::chrono::milliseconds(50 + 110 * round));
-    const auto files = package_files(pkg);
+    const auto files = read_tree(pkg);
     CHECK((files == old_files || files == new_files));
     if (files == new_files) generate_and_kill(dir.path(), "2", std::chrono::seconds(20));
   }

@@ -40,14 +40,6 @@ std::string host_x86_arch() {
   return "";
 }
 
-std::map<std::string, std::string> read_tree(const fs::path& root) {
-  std::map<std::string, std::string> files;
-  for (const auto& entry : fs::recursive_directory_iterator(root))
-    if (entry.is_regular_file())
-      files[fs::relative(entry.path(), root).generic_string()] = read_file(entry.path().string());
-  return files;
-}
-
 // Runs a shell command with its output into `log`; returns its exit status (INFO shows the output on failure).
 int shell(const std::string& command, const std::string& log) {
   const int status = std::system((command + " >" + log + " 2>&1 </dev/null").c_str());

@@ -50,6 +50,15 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
+std::map<std::string, std::string> read_tree(const std::string& root) {
+  namespace fs = std::filesystem;
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(root))
+    if (entry.is_regular_file())
+      files[fs::relative(entry.path(), root).generic_string()] = read_file(entry.path().string());
+  return files;
+}
+
 RunResult run_strata(const std::string& args, const std::string& cwd) {
   ScratchDir capture;
   const std::string out = capture.path() + "/out", err = capture.path() + "/err";

@@ -1,6 +1,7 @@
 // Helpers shared by the tests: the shipped spec files, scratch files, running the strata CLI.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ class ScratchDir {
 };
 
 std::string read_file(const std::string& path);
+
+// Every regular file below `root`, by path relative to it (with / separators), with its content.
+std::map<std::string, std::string> read_tree(const std::string& root);
 
 struct RunResult {
   int exit_code;

@@ -31,14 +31,6 @@ bool host_runs_avx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-std::map<std::string, std::string> read_tree(const fs::path& root) {
-  std::map<std::string, std::string> files;
-  for (const auto& entry : fs::recursive_directory_iterator(root))
-    if (entry.is_regular_file())
-      files[fs::relative(entry.path(), root).generic_string()] = read_file(entry.path().string());
-  return files;
-}
-
 // Runs `command` with its output appended to `log`; on failure the test stops and shows the log.
 void run(const std::string& command, const std::string& log) {
   const int status = std::system(("(" + command + ") >>" + log + " 2>&1").c_str());

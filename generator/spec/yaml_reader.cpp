@@ -88,12 +88,7 @@ std::string read_spec_file(const std::string& path) {
   return buffer.str();
 }
 
-YAML::Node load_yaml_file(const std::string& path, std::string* content_out) {
-  std::string content = read_spec_file(path);
-  YAML::Node root = parse_yaml_text(path, content);
-  if (content_out) *content_out = std::move(content);
-  return root;
-}
+YAML::Node load_yaml_file(const std::string& path) { return parse_yaml_text(path, read_spec_file(path)); }
 
 YAML::Node parse_yaml_text(const std::string& path, const std::string& content) {
   if (content.find('\0') != std::string::npos) throw Error({path, 0, 0}, "not a YAML file (contains NUL bytes)");

@@ -16,7 +16,7 @@ namespace strata {
 
 // Reads and parses a whole YAML file; the root must be a mapping. Errors (missing file, syntax, empty file)
 // are reported with their position.
-YAML::Node load_yaml_file(const std::string& path, std::string* content_out = nullptr);
+YAML::Node load_yaml_file(const std::string& path);
 // The whole file at `path`, or a strata::Error naming it.
 std::string read_spec_file(const std::string& path);
 // Parses `content` as the file `path` would be: the root must be a mapping; errors name `path`.
