@@ -1008,8 +1008,12 @@ inline const Plan& choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_thre
 // ---- Threads -----------------------------------------------------------------------------------------------------
 
 std::atomic<int32_t> g_threads{0};  // 0: not set, use the default
+// The host's parallel-for and its context change together, under g_host_mutex: read apart, a call racing a change
+// could pass one hook's context to another. g_host_parallel_for alone answers "is there a hook?" without the lock.
 std::atomic<{{PACKAGE}}_parallel_for_fn> g_host_parallel_for{nullptr};
-std::atomic<void*> g_host_context{nullptr};
+std::mutex g_host_mutex;
+{{PACKAGE}}_parallel_for_fn g_host_fn = nullptr;  // guarded by g_host_mutex
+void* g_host_context = nullptr;                  // guarded by g_host_mutex
 
 // The CPUs this process may run on: its affinity mask where the system has one (a container or `taskset` limits it
 // below the machine's), else the hardware's threads. More threads than that would only take turns on them.
@@ -1234,9 +1238,15 @@ void parallel_for(int64_t count, {{PACKAGE}}_task_fn task, void* context) {
     if (count == 1) task(context, 0);
     return;
   }
-  if (const auto host = g_host_parallel_for.load()) {
-    host(g_host_context.load(), count, task, context);
-    return;
+  if (g_host_parallel_for.load() != nullptr) {
+    std::unique_lock<std::mutex> lock(g_host_mutex);
+    const auto host = g_host_fn;
+    void* const host_context = g_host_context;
+    lock.unlock();
+    if (host != nullptr) {
+      host(host_context, count, task, context);
+      return;
+    }
   }
   ThreadPool::instance().run(count, task, context);
 }
@@ -2125,8 +2135,14 @@ int32_t {{PACKAGE}}_kernel_count(void) { return kKernelCount; }
 int32_t {{PACKAGE}}_get_num_threads(void) { return current_threads(); }
 
 {{PACKAGE}}_status {{PACKAGE}}_set_parallel_for({{PACKAGE}}_parallel_for_fn parallel_for, void* host_context) {
-  g_host_context.store(host_context);
-  g_host_parallel_for.store(parallel_for);
+  try {
+    std::lock_guard<std::mutex> lock(g_host_mutex);
+    g_host_fn = parallel_for;
+    g_host_context = host_context;
+    g_host_parallel_for.store(parallel_for);
+  } catch (...) {  // the system refused the mutex: nothing changed
+    return {{PACKAGE_UPPER}}_SYSTEM_ERROR;
+  }
   return {{PACKAGE_UPPER}}_OK;
 }
 

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   8a34e4e72eb5b264a7d69e75f0318534d4d0cff6f792b71d21b53cf405549fee  template cpu/dispatch.cpp.tpl
+//   8054739503b04ae6693968457e7d56760940b16c41bb7c5de511280e2364d9b2  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -1026,8 +1026,12 @@ inline const Plan& choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_thre
 // ---- Threads -----------------------------------------------------------------------------------------------------
 
 std::atomic<int32_t> g_threads{0};  // 0: not set, use the default
+// The host's parallel-for and its context change together, under g_host_mutex: read apart, a call racing a change
+// could pass one hook's context to another. g_host_parallel_for alone answers "is there a hook?" without the lock.
 std::atomic<strata_sgemm_x86_avx2_parallel_for_fn> g_host_parallel_for{nullptr};
-std::atomic<void*> g_host_context{nullptr};
+std::mutex g_host_mutex;
+strata_sgemm_x86_avx2_parallel_for_fn g_host_fn = nullptr;  // guarded by g_host_mutex
+void* g_host_context = nullptr;                  // guarded by g_host_mutex
 
 // The CPUs this process may run on: its affinity mask where the system has one (a container or `taskset` limits it
 // below the machine's), else the hardware's threads. More threads than that would only take turns on them.
@@ -1252,9 +1256,15 @@ void parallel_for(int64_t count, strata_sgemm_x86_avx2_task_fn task, void* conte
     if (count == 1) task(context, 0);
     return;
   }
-  if (const auto host = g_host_parallel_for.load()) {
-    host(g_host_context.load(), count, task, context);
-    return;
+  if (g_host_parallel_for.load() != nullptr) {
+    std::unique_lock<std::mutex> lock(g_host_mutex);
+    const auto host = g_host_fn;
+    void* const host_context = g_host_context;
+    lock.unlock();
+    if (host != nullptr) {
+      host(host_context, count, task, context);
+      return;
+    }
   }
   ThreadPool::instance().run(count, task, context);
 }
@@ -2143,8 +2153,14 @@ strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_set_num_threads(int32_t threa
 int32_t strata_sgemm_x86_avx2_get_num_threads(void) { return current_threads(); }
 
 strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_set_parallel_for(strata_sgemm_x86_avx2_parallel_for_fn parallel_for, void* host_context) {
-  g_host_context.store(host_context);
-  g_host_parallel_for.store(parallel_for);
+  try {
+    std::lock_guard<std::mutex> lock(g_host_mutex);
+    g_host_fn = parallel_for;
+    g_host_context = host_context;
+    g_host_parallel_for.store(parallel_for);
+  } catch (...) {  // the system refused the mutex: nothing changed
+    return STRATA_SGEMM_X86_AVX2_SYSTEM_ERROR;
+  }
   return STRATA_SGEMM_X86_AVX2_OK;
 }
 
