@@ -75,7 +75,7 @@ TEST_CASE("NEON packages cross-build for AArch64 and pass their self-test under 
       INFO(file);
       REQUIRE(file.rfind("ukernel_neon_", 0) == 0);
       const int mr = std::stoi(file.substr(std::strlen("ukernel_neon_")));
-      const bool lane_fma = read_file(entry.path().string()).find("vfmaq_laneq_f32(") != std::string::npos;
+      const bool lane_fma = read_file(entry.path().string()).find("kLaneBroadcast = true;") != std::string::npos;
       CHECK(lane_fma == (mr >= 4));
       ++kernel_files;
     }

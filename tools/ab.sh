@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Interleaved A/B timing of the package the templates at a git revision generate for this host (A) against the one
-# the working tree's templates generate (B): both are rendered by the working tree's generator from the same
-# descriptor and profile records, so only the templates differ, and their calls alternate in one process
-# (tools/ab/ab.cpp), so that both see the same machine. This is how the template changes of issue 4 were measured:
-# on a shared machine, runs minutes apart differ by more than most changes.
+# Interleaved A/B timing of the package a git revision generates for this host (A) against the one the working tree
+# generates (B), from the same descriptor and profile records, with their calls alternating in one process
+# (tools/ab/ab.cpp), so that both see the same machine: on a shared machine, runs minutes apart differ by more than
+# most changes. Where the revision's generator/ matches the working tree's, A is the working tree's generator over
+# the revision's templates; else the revision's own generator is built (build/ab/gen_a, from a git worktree).
 #
 # Usage: tools/ab.sh REV [--arch FILE] [--profile FILE | --no-profile] [--threads T] [--rounds R] M,N,K ...
 #   e.g. tools/ab.sh HEAD~1 --threads 1 2048,2048,2048 16,768,3072
@@ -33,11 +33,26 @@ require_package_inputs
 git rev-parse --verify --quiet "$rev^{commit}" >/dev/null || { echo "ab.sh: not a git revision: $rev" >&2; exit 2; }
 
 work=build/ab
-rm -rf "$work"
+rm -rf "$work/a" "$work/pkg_a" "$work/pkg_b" "$work/build_a" "$work/build_b"
 mkdir -p "$work/a/bin" "$work/a/share/strata"
-# The generator looks for templates next to its binary first (share/strata/templates), so a copy of it beside the
-# revision's templates renders those.
-cp build/strata "$work/a/bin/strata"
+if git diff --quiet "$rev" -- generator CMakeLists.txt; then
+  # The generator looks for templates next to its binary first (share/strata/templates), so a copy of it beside
+  # the revision's templates renders those.
+  cp build/strata "$work/a/bin/strata"
+else
+  # The revision's generator and templates together: a worktree of it, built once per revision.
+  commit=$(git rev-parse "$rev^{commit}")
+  if [ "$(cat "$work/gen_a/commit" 2>/dev/null)" != "$commit" ]; then
+    rm -rf "$work/gen_a"
+    git worktree remove --force "$work/tree_a" 2>/dev/null || rm -rf "$work/tree_a"
+    git worktree prune
+    git worktree add --detach "$work/tree_a" "$commit" >/dev/null 2>&1
+    cmake -S "$work/tree_a" -B "$work/gen_a" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=OFF >/dev/null
+    cmake --build "$work/gen_a" --target strata >/dev/null
+    echo "$commit" > "$work/gen_a/commit"
+  fi
+  cp "$work/gen_a/strata" "$work/a/bin/strata"
+fi
 git archive "$rev" templates | tar -x -C "$work/a/share/strata"
 # The generator writes every package's LICENSE from the templates; revisions older than that file lack it.
 [ -f "$work/a/share/strata/templates/LICENSE.generated" ] || cp templates/LICENSE.generated "$work/a/share/strata/templates/"

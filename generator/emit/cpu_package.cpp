@@ -252,6 +252,13 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
                : "Cost: not profiled; level 0 is modelled (Eq. 3)."};
     files["src/kernels/" + name + ".cpp"] = header(CommentStyle::cpp, {"cpu/ukernel.cpp.tpl"}, extra) + body;
   }
+  // The fixed kernel sources, verbatim: the loops every kernel file instantiates and its ISA's vector layer.
+  for (const std::string& fixed : {std::string("kernel_tile.h"), std::string("kernel_paths.h"),
+                                   "simd_" + std::string(to_string(any.isa)) + ".h"}) {
+    const std::string relative = "cpu/runtime/" + fixed;
+    const std::string body = renderer.verbatim(relative);
+    files["src/" + fixed] = header(CommentStyle::cpp, {relative}) + body;
+  }
   const std::string api = renderer.render("cpu/api.h.tpl", dict);
   files["include/" + in.name + ".h"] = header(CommentStyle::cpp, {"cpu/api.h.tpl"}) + api;
   const std::string internal = renderer.render("cpu/internal.h.tpl", dict);

@@ -97,6 +97,16 @@ std::string TemplateRenderer::render(const std::string& relative, const ctemplat
   return out;
 }
 
+std::string TemplateRenderer::verbatim(const std::string& relative) {
+  const std::string path = root_ + "/" + relative;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error({path, 0, 0}, "cannot open template");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  used_[relative] = sha256_hex(buffer.str());
+  return buffer.str();
+}
+
 std::string default_templates_dir() {
   namespace fs = std::filesystem;
   std::error_code ec;

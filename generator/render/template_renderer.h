@@ -23,6 +23,10 @@ class TemplateRenderer {
   // Renders root/relative with `dict`. Throws strata::Error naming the template if it is missing or malformed.
   std::string render(const std::string& relative, const ctemplate::TemplateDictionary& dict);
 
+  // The text of root/relative, unexpanded: a fixed source copied into packages as it is (ctemplate would take any
+  // pair of opening braces in it for a marker). Recorded in used() like a rendered template.
+  std::string verbatim(const std::string& relative);
+
   // sha256 of every template rendered so far, keyed by path relative to the root (sorted).
   const std::map<std::string, std::string>& used() const { return used_; }
   const std::string& root() const { return root_; }

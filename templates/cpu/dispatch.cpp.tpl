@@ -90,8 +90,6 @@ constexpr int64_t kDirectBytes = {{DIRECT_BYTES}};
 // (see direct_block_rows).
 constexpr int64_t kTileCacheBytes = {{TILE_CACHE_BYTES}};
 constexpr int64_t kVectorFloats = {{VECTOR_FLOATS}};  // floats in one vector register
-// The most rows a one-vector tile runs in place before its row offsets leave the general registers (see use_direct).
-constexpr int64_t kDirectRows = {{DIRECT_ROWS}};
 // Data up to this many bytes stays in {{OUTER_CACHE}}, the outermost level, from one call to the next.
 constexpr int64_t kOuterBytes = {{OUTER_BYTES}};
 // A direct call whose A is larger than {{DIRECT_CACHE}} reads it from beyond: the first strip of each row block asks

@@ -5,6 +5,10 @@
 
 #include <cstdint>
 
+// The namespace of the package's internals, which the fixed kernel sources (kernel_tile.h, kernel_paths.h,
+// simd_*.h) open by this name.
+#define STRATA_PACKAGE_INTERNAL {{PACKAGE}}_internal
+
 namespace {{PACKAGE}}_internal {
 
 // C[0:rows, 0:cols] = alpha * A * B + beta * C over depth k: one register tile (rows <= MR, cols <= NR of the
@@ -54,6 +58,11 @@ struct TileArgs {
 // How many k steps ahead a tile that reads B in place from beyond the inner caches asks for B's rows (see
 // fetch_b_ahead in the kernels, and outer_keeps_up in the dispatcher).
 constexpr int kBRowsAhead = 32;
+
+// The most rows a one-vector tile runs over A in place, from the ISA's general registers (an offset register per row):
+// a taller one runs as two shorter ones (see tile_body in the kernels), and a single row of such tiles is packed
+// instead (the dispatcher's use_direct).
+constexpr int kDirectRows = {{DIRECT_ROWS}};
 
 // The most bytes of B's rows a direct one-vector tile taller than the dispatcher's kDirectRows reads before it runs
 // as two shorter tiles over them (see tile_body in the kernels; the dispatcher's direct_work models the split).

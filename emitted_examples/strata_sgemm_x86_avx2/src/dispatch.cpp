@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   8054739503b04ae6693968457e7d56760940b16c41bb7c5de511280e2364d9b2  template cpu/dispatch.cpp.tpl
+//   d951c030d5f169e9e87382097fe77af44c180664baece8f321e92a6e7cab6b5a  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_x86_avx2 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -108,8 +108,6 @@ constexpr int64_t kDirectBytes = 131072;
 // (see direct_block_rows).
 constexpr int64_t kTileCacheBytes = 16384;
 constexpr int64_t kVectorFloats = 8;  // floats in one vector register
-// The most rows a one-vector tile runs in place before its row offsets leave the general registers (see use_direct).
-constexpr int64_t kDirectRows = 12;
 // Data up to this many bytes stays in l3, the outermost level, from one call to the next.
 constexpr int64_t kOuterBytes = 4194304;
 // A direct call whose A is larger than l2 reads it from beyond: the first strip of each row block asks

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   5e82fab8b952f1236486ba985ead90a57e347d11e2fce3cbe8e61b93be15bd12  template cpu/internal.h.tpl
+//   ed2133d066edd967648486205c45069ffc9857cbccc71f3b5a3aa04babd351c6  template cpu/internal.h.tpl
 
 // Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
 // Not installed; not part of the API.
@@ -13,6 +13,10 @@
 #define STRATA_SGEMM_X86_AVX2_INTERNAL_H_
 
 #include <cstdint>
+
+// The namespace of the package's internals, which the fixed kernel sources (kernel_tile.h, kernel_paths.h,
+// simd_*.h) open by this name.
+#define STRATA_PACKAGE_INTERNAL strata_sgemm_x86_avx2_internal
 
 namespace strata_sgemm_x86_avx2_internal {
 
@@ -63,6 +67,11 @@ struct TileArgs {
 // How many k steps ahead a tile that reads B in place from beyond the inner caches asks for B's rows (see
 // fetch_b_ahead in the kernels, and outer_keeps_up in the dispatcher).
 constexpr int kBRowsAhead = 32;
+
+// The most rows a one-vector tile runs over A in place, from the ISA's general registers (an offset register per row):
+// a taller one runs as two shorter ones (see tile_body in the kernels), and a single row of such tiles is packed
+// instead (the dispatcher's use_direct).
+constexpr int kDirectRows = 12;
 
 // The most bytes of B's rows a direct one-vector tile taller than the dispatcher's kDirectRows reads before it runs
 // as two shorter tiles over them (see tile_body in the kernels; the dispatcher's direct_work models the split).

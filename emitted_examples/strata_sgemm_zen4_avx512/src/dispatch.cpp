@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   8054739503b04ae6693968457e7d56760940b16c41bb7c5de511280e2364d9b2  template cpu/dispatch.cpp.tpl
+//   d951c030d5f169e9e87382097fe77af44c180664baece8f321e92a6e7cab6b5a  template cpu/dispatch.cpp.tpl
 
 // The strata_sgemm_zen4_avx512 dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -106,8 +106,6 @@ constexpr int64_t kDirectBytes = 524288;
 // (see direct_block_rows).
 constexpr int64_t kTileCacheBytes = 16384;
 constexpr int64_t kVectorFloats = 16;  // floats in one vector register
-// The most rows a one-vector tile runs in place before its row offsets leave the general registers (see use_direct).
-constexpr int64_t kDirectRows = 12;
 // Data up to this many bytes stays in l3, the outermost level, from one call to the next.
 constexpr int64_t kOuterBytes = 16777216;
 // A direct call whose A is larger than l2 reads it from beyond: the first strip of each row block asks

@@ -1,0 +1,639 @@
+// The CPU micro-kernels' direct calls, generic over the register tile: column strips of tiles over A and B in place,
+// and the shapes tiles serve badly (C's last few columns along k, few columns along m, half-width vectors, rows
+// streamed against a B beyond the cache, wide rows over a shallow k), each chosen by the rule stated with it. Fixed
+// text, copied verbatim into every package; a kernel file instantiates it after its ISA's vector layer.
+#ifndef STRATA_KERNEL_PATHS_H_
+#define STRATA_KERNEL_PATHS_H_
+
+#include "kernel_tile.h"
+
+namespace STRATA_PACKAGE_INTERNAL {
+namespace {
+
+// A direct call covers a column strip of C: any number of rows, in register tiles of MR rows, all kVecs vectors
+// wide, so that the dispatcher makes one call per strip instead of one per tile (64x31x1: 1.35x). A shallow strip
+// (k below kInlineDepth) also runs its full tiles inline, one after another: a tile's arithmetic is then a few dozen
+// instructions, about what its call and set-up cost (64x31x1: a further 1.14x). A deeper one calls them: inlined in a
+// loop, the deep k loop lost registers to the strip (64x64x64: 0.92x). The last, shorter tile runs its own
+// instantiation.
+constexpr int64_t kInlineDepth = 8;
+
+// The strip's full tiles: inlined (kInline) or called, each one followed by another full tile fetching that one's
+// rows of A where A is not cached (see prefetch_a_rows), then the short last tile. The last full tile fetches the
+// rows below it too when A goes on past the strip (TileArgs::a_continues: the next row block's, which its first
+// strip would otherwise start on cold; the first tile of each row block took 40% of 169343x41x128's time, the
+// second 23%). One thread of an AMD Zen 4, A from memory: 169343x41x128 1.17x faster, 19717x64x128 1.10x,
+// 169343x121x128 1.09x, 19717x41x1433 1.06x; two threads 1.05-1.18x. A fetch never reaches past the matrix.
+template <class Shape, int kVecs, bool kInline>
+inline void strip_tiles(const TileArgs& t) {
+  constexpr int kMR = Shape::kTileRows;
+  TileArgs full = copy_of(t);
+  full.rows = kMR;
+  int64_t rows = t.rows;
+  const bool ahead = t.fetch_a_ahead && t.k >= kPrefetchDepth;
+  for (; rows >= kMR; rows -= kMR, full.a += kMR * t.lda, full.c += kMR * t.ldc) {
+    if constexpr (kInline)
+      tile_body<Shape, Operands::kDirect, kMR, kVecs>(full);
+    else if (ahead && (rows >= 2 * kMR || t.a_continues))
+      tile<Shape, Operands::kDirect, kMR, kVecs, kMR>(full);
+    else
+      tile<Shape, Operands::kDirect, kMR, kVecs>(full);
+  }
+  if (rows > 0) {
+    full.rows = rows;
+    run_tile<Shape, Operands::kDirect>(full, rows, kVecs);
+  }
+}
+
+template <class Shape, int kVecs>
+inline void direct_strip(const TileArgs& t) {
+  if (t.k < kInlineDepth)
+    strip_tiles<Shape, kVecs, true>(t);
+  else
+    strip_tiles<Shape, kVecs, false>(t);
+}
+
+// C's last few columns as dot products. A tile multiplies a broadcast element of A into whole vectors of B, so a
+// strip whose columns end edge = cols % kLanes past a vector boundary spends a whole vector's FMAs per row and k step
+// on those few columns: a 33-column C on a 32-column tile spent a third of its FMAs on its last column, a 17-column
+// one half. Along k instead, each element of C is a row of A (contiguous) times a column of B, both read a vector
+// of k at a time: edge x rows x k / kLanes FMAs, a horizontal sum per element, and, unless B's column is already
+// contiguous (cols == 1, ldb == 1), the columns copied out first (edge x k scalar moves, into kDotDepth-deep chunks
+// on the stack). dot_pays() weighs the two. Medians of interleaved rounds, one thread of an AMD Zen 4, 11x32 tile:
+// 33x33x33 1.24-1.31x faster, 13x17x100 1.33-1.40x, 33x17x100 1.53x, 100x100x100 1.08x, 3x17x64 1.07-1.16x; on the
+// AVX2 descriptor's tiles 1.19-1.34x on the first three.
+constexpr int kDotColumns = 4;  // at most this many columns past the last whole vector go along k
+constexpr int64_t kDotDepth = 512;
+
+// A horizontal sum's cost in FMA slots: the shuffle-and-add steps that fold kLanes lanes to one, and the store.
+constexpr int64_t kSumCost = kLanes == 16 ? 6 : kLanes == 8 ? 5 : 3;
+
+// Whether the last `edge` columns of a `rows` x k strip cost less along k than the tiles' `tile_slots` FMA slots (a
+// vector of the tiles: rows x k).
+inline bool dot_pays(int64_t rows, int64_t k, int64_t edge, bool gather, int64_t tile_slots) {
+  const int64_t along_k = edge * (rows * ((k + kLanes - 1) / kLanes) + kSumCost * rows + (gather ? k : 0));
+  return along_k < tile_slots;
+}
+
+// kRows rows of C (from a and c) times kCols columns of B, each held contiguous along k at bt + j * bt_stride: one
+// accumulator per element, which vsum() folds at the end.
+template <int kRows, int kCols>
+__attribute__((always_inline)) inline void dot_block(const TileArgs& t, const float* a, const float* bt,
+                                                     int64_t bt_stride, float* c) {
+  Vec acc[size_t{kRows}][size_t{kCols}];
+  unrolled<kRows>([&](int r) { unrolled<kCols>([&](int j) { acc[r][j] = vzero(); }); });
+  // One vector of k: all of B's columns, then each row of A against them. `load` reads a vector, or for the last,
+  // short vector of k the lanes left under a mask, the others zero.
+  const auto step = [&](int64_t p, auto load) __attribute__((always_inline)) {
+    Vec b[size_t{kCols}];
+    unrolled<kCols>([&](int j) { b[j] = load(bt + j * bt_stride + p); });
+    unrolled<kRows>([&](int r) {
+      const Vec x = load(a + r * t.lda + p);
+      unrolled<kCols>([&](int j) { acc[r][j] = vfma(x, b[j], acc[r][j]); });
+    });
+  };
+  const int64_t whole = t.k - t.k % kLanes;
+  for (int64_t p = 0; p < whole; p += kLanes) step(p, [](const float* q) { return vload(q); });
+  if (whole < t.k) {
+    const Mask tail = lane_mask(static_cast<int>(t.k - whole));
+    step(whole, [tail](const float* q) { return vload_masked(q, tail); });
+  }
+  const float alpha = t.alpha, beta = t.beta;
+  unrolled<kRows>([&](int r) {
+    unrolled<kCols>([&](int j) {
+      float& out = c[r * t.ldc + j];
+      const float dot = alpha * vsum(acc[r][j]);
+      out = beta == 0.0f ? dot : dot + beta * out;
+    });
+  });
+}
+
+// Every row of the strip t (t.k at most kDotDepth) against kCols columns held at bt, kRowsAtOnce rows sharing each
+// vector of B: as many as the vector registers hold next to the B vectors and the row of A.
+template <int kCols>
+inline void dot_rows(const TileArgs& t, const float* bt, int64_t bt_stride) {
+  constexpr int kFit = (kVectorRegisters - kCols - 1) / kCols;
+  constexpr int kRowsAtOnce = kFit < 1 ? 1 : kFit > 4 ? 4 : kFit;
+  const float* a = t.a;
+  float* c = t.c;
+  int64_t i = 0;
+  for (; i + kRowsAtOnce <= t.rows; i += kRowsAtOnce, a += kRowsAtOnce * t.lda, c += kRowsAtOnce * t.ldc)
+    dot_block<kRowsAtOnce, kCols>(t, a, bt, bt_stride, c);
+  for (; i < t.rows; ++i, a += t.lda, c += t.ldc) dot_block<1, kCols>(t, a, bt, bt_stride, c);
+}
+
+// The strip t (t.cols == kCols) along k, its columns of B copied out kDotDepth rows of k at a time, each chunk after
+// the first adding onto C.
+template <int kCols>
+inline void dot_columns(const TileArgs& t) {
+  float columns[size_t{kCols * kDotDepth}];
+  TileArgs chunk = copy_of(t);
+  for (int64_t p = 0; p < t.k; p += kDotDepth) {
+    chunk.k = t.k - p < kDotDepth ? t.k - p : kDotDepth;
+    chunk.a = t.a + p;
+    chunk.beta = p == 0 ? t.beta : 1.0f;
+    const float* b = t.b + p * t.ldb;
+    for (int64_t q = 0; q < chunk.k; ++q, b += t.ldb)
+      for (int j = 0; j < kCols; ++j) columns[j * kDotDepth + q] = b[j];
+    dot_rows<kCols>(chunk, columns, kDotDepth);
+  }
+}
+
+// A table of make(std::integral_constant<int, n>) for n = 1, 2, ..., at index n - 1: one instantiation of a strip
+// function per column count.
+template <typename Make, int... kIndex>
+constexpr std::array<TileFn, sizeof...(kIndex)> table_by_columns(Make make, std::integer_sequence<int, kIndex...>) {
+  return {make(std::integral_constant<int, kIndex + 1>{})...};
+}
+
+// dot_columns<1> to dot_columns<kDotColumns>, by the number of columns less one.
+constexpr auto kDotColumnsFns = table_by_columns([](auto n) { return &dot_columns<decltype(n)::value>; },
+                                                 std::make_integer_sequence<int, kDotColumns>{});
+
+// direct_strip<Shape, 1> to direct_strip<Shape, NV>, by the number of vectors less one.
+template <class Shape>
+constexpr auto kStrips = table_by_columns([](auto n) { return &direct_strip<Shape, decltype(n)::value>; },
+                                          std::make_integer_sequence<int, Shape::kTileVectors>{});
+
+// The strip's columns in whole vectors: one tile, or a strip of them.
+template <class Shape>
+inline void direct_vectors(const TileArgs& args) {
+  const int vectors = (args.cols + kLanes - 1) / kLanes;
+  if (args.rows < Shape::kTileRows)  // a single short tile: straight to it
+    run_tile<Shape, Operands::kDirect>(args, args.rows, vectors);
+  else
+    kStrips<Shape>[static_cast<size_t>(vectors - 1)](args);
+}
+
+// A strip of few columns (at most kLanes / 2) along m. A tile multiplies a broadcast element of A into a vector of
+// B's row, so on a 3-column C it spends a whole vector's FMA on 3 columns, and 13 of each 16 lanes multiply padding.
+// Along m instead, a vector holds kLanes rows of one column of C: each block of kLanes rows transposes its rows of
+// A, kLanes steps of k at a time, in registers (transpose()), so that a vector holds one k step's column of A, and
+// multiplies it by a broadcast element of B per column: cols FMAs per k step and block, every lane used, against
+// kLanes for the tile. The block's columns of C are transposed back into rows before the epilogue. Medians of
+// interleaved rounds, one thread of an AMD Zen 4: 100x7x31 1.25-1.28x faster than tiles, 13x3x31 1.28-1.29x,
+// 300x8x64 1.24-1.31x, 64x3x17 1.04-1.19x, 17x7x33 1.04-1.07x (its last row as a tile, see along_m); the AVX2
+// descriptor's kernels (at most 4 columns along m): 64x3x17 1.25x, 13x3x31 1.17x. The dispatcher's model still
+// prices such a strip as tiles (direct_work), so it overestimates it.
+// A block of at most this many k steps (the last of a strip's k loop) is copied into `at` element by element rather
+// than transposed: the transpose moves a whole kLanes x kLanes block however few steps it holds. Medians of
+// interleaved rounds, one thread of an AMD Zen 4: 64x3x17 1.32x faster, 300x8x66 1.12x, 17x7x33 1.05x; copying
+// blocks of up to kLanes / 2 steps, 64x3x24 (8 steps copied) ran 0.85x as fast, 64x3x21 (5) alike.
+constexpr int kCopiedSteps = kLanes / 4;
+
+template <int kCols>
+inline void columns_along_m(const TileArgs& t) {
+  static_assert(kCols * 2 <= kLanes, "a strip along m is at most half a vector wide");
+  float at[kLanes * kLanes];  // one transposed block of A: at[j * kLanes + r] = A(row r, k step j)
+  const float alpha = t.alpha, beta = t.beta;
+  const Mask full = lane_mask(kLanes), columns = lane_mask(kCols);
+  for (int64_t i = 0; i < t.rows; i += kLanes) {
+    const int rows = t.rows - i < kLanes ? static_cast<int>(t.rows - i) : kLanes;
+    const float* const a = t.a + i * t.lda;
+    Vec acc[size_t{kCols}];
+    unrolled<kCols>([&](int n) { acc[n] = vzero(); });
+    for (int64_t k0 = 0; k0 < t.k; k0 += kLanes) {
+      const int depth = t.k - k0 < kLanes ? static_cast<int>(t.k - k0) : kLanes;
+      if (depth <= kCopiedSteps) {  // a short last block: copied element by element
+        for (int j = 0; j < depth; ++j)
+          for (int r = 0; r < kLanes; ++r) at[j * kLanes + r] = r < rows ? a[r * t.lda + k0 + j] : 0.0f;
+      } else {
+        const Mask steps = lane_mask(depth);
+        Vec v[kLanes];
+        for (int r = 0; r < kLanes; ++r) v[r] = r < rows ? vload_masked(a + r * t.lda + k0, steps) : vzero();
+        transpose(v);
+        for (int j = 0; j < kLanes; ++j) vstore(at + j * kLanes, v[j]);
+      }
+      const float* b = t.b + k0 * t.ldb;
+      for (int j = 0; j < depth; ++j, b += t.ldb) {
+        const Vec x = vload(at + j * kLanes);
+        unrolled<kCols>([&](int n) { acc[n] = vfma(x, vbroadcast(b + n), acc[n]); });
+      }
+    }
+    Vec out[kLanes];
+    for (int n = 0; n < kLanes; ++n) out[n] = vzero();
+    unrolled<kCols>([&](int n) { out[n] = acc[n]; });
+    transpose(out);  // out[r]: row i + r of the block's columns
+    float* const c = t.c + i * t.ldc;
+    with_epilogue(
+        alpha, beta, [&](auto mode) __attribute__((always_inline)) {
+          for (int r = 0; r < rows; ++r)
+            store_row<decltype(mode)::value, 1>(c + r * t.ldc, &out[r], vset1(alpha), vset1(beta), full, columns);
+        });
+  }
+}
+
+// columns_along_m<1> to columns_along_m<kLanes / 2>, by the number of columns less one.
+constexpr auto kAlongMFns = table_by_columns([](auto n) { return &columns_along_m<decltype(n)::value>; },
+                                             std::make_integer_sequence<int, kLanes / 2>{});
+
+// Whether a strip goes along m: few columns (at most half a vector), rows enough to fill half a vector, a k loop at
+// least a transposed block deep (each block transposes A in whole blocks of kLanes steps: 40x6x9, a third of a block
+// past the first's, ran 0.97x as fast as tiles), and A in cache: the blocks do not fetch A ahead as the tiles do
+// (see prefetch_a_rows), and from memory they waited on it (169343x3x16: 0.48x).
+inline bool along_m_pays(const TileArgs& t) { return goes_along_m(t.rows, t.cols, t.k, kLanes) && !t.fetch_a_ahead; }
+
+// The strip t along m, but for its last rows when they fill less than half a vector: those run as tiles.
+template <class Shape>
+inline void along_m(const TileArgs& t) {
+  const int64_t left = t.rows % kLanes;
+  TileArgs top = copy_of(t);
+  if (2 * left < kLanes) top.rows = t.rows - left;
+  kAlongMFns[static_cast<size_t>(t.cols - 1)](top);
+  if (top.rows == t.rows) return;
+  TileArgs bottom = copy_of(t);
+  bottom.rows = left;
+  bottom.a += top.rows * t.lda;
+  bottom.c += top.rows * t.ldc;
+  direct_vectors<Shape>(bottom);
+}
+
+#if defined(STRATA_SIMD_HALF_VECTORS)
+// A strip of at most half a vector of columns on 256-bit vectors, where the core starts more of those a cycle than
+// 512-bit ones (kHalfFmaPipes > kFmaPipes: an AMD Zen 4 runs a 512-bit FMA as two 256-bit halves, so it starts two
+// 256-bit FMAs a cycle and one 512-bit one). A tile spends a 512-bit FMA per row and k step on the strip's few
+// columns; on the halves, the same FMAs run twice as many a cycle, with nothing to transpose (along_m transposes A
+// and C). Each k step loads B's row under the column mask as a 512-bit vector and uses its low half, and broadcasts
+// one element of A per row; the kernels are compiled for AVX-512F alone, so 256-bit instructions take the VEX
+// encoding and its 16 registers: kHalfRows accumulators, B's row and the broadcast element. Row blocks are as even
+// as kHalfRows allows (17 rows: 9 and 8), and a block of fewer rows than the FMA chains need splits its k loop over
+// sets of accumulators, as thin tiles do. Medians of interleaved rounds, one thread of an AMD Zen 4, against tiles
+// and along_m: 17x7x33 1.35x faster, 300x8x64 1.31x, 7x7x7 1.17x, 3x7x33 1.16x, 25x5x50 1.15x, 100x7x31 1.09x,
+// 13x3x31 1.06x, 64x3x17 1.04x. A from beyond the cache stays with the tiles, which fetch it ahead.
+using Half = __m256;
+constexpr int kHalfRegisters = 16;
+constexpr int kHalfRows = kHalfRegisters - 2;
+constexpr int kHalfChains = kChains / kFmaPipes * kHalfFmaPipes;
+// The low half of v, and h widened to a full vector with its upper half zero: each one VEX move, which the core
+// renames away. GCC 12's casts between the widths start from an undefined vector and trip -Wmaybe-uninitialized.
+inline Half low_half(Vec v) {
+  Half h;
+  asm("vmovaps %t1, %t0" : "=x"(h) : "x"(v));
+  return h;
+}
+inline Vec widened(Half h) {
+  Vec v;
+  asm("vmovaps %t1, %t0" : "=x"(v) : "x"(h));
+  return v;
+}
+constexpr int half_sets(int rows) {
+  int sets = rows >= kHalfChains ? 1 : (kHalfChains + rows - 1) / rows;
+  while (sets > 1 && rows * sets + 2 > kHalfRegisters) --sets;
+  return sets;
+}
+
+// kRows rows of C from a and c across the strip's columns (the lanes of `columns`), over all of t's k steps.
+template <int kRows>
+inline void half_rows(const TileArgs& t, const float* a, float* c, Mask columns) {
+  constexpr int kSets = half_sets(kRows);
+  Half acc[size_t{kSets}][size_t{kRows}];
+  unrolled<kSets>([&](int s) { unrolled<kRows>([&](int r) { acc[s][r] = _mm256_setzero_ps(); }); });
+  const float* const b = t.b;
+  const int64_t lda = t.lda, ldb = t.ldb, depth = t.k;
+  const auto step = [&](int s, int64_t p) __attribute__((always_inline)) {
+    const Half bv = low_half(vload_masked(b + p * ldb, columns));
+    unrolled<kRows>([&](int r) { acc[s][r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + r * lda + p), bv, acc[s][r]); });
+  };
+  int64_t p = 0;
+  for (; p + kSets <= depth; p += kSets) unrolled<kSets>([&](int s) { step(s, p + s); });
+  for (; p < depth; ++p) step(0, p);
+  unrolled<kSets - 1>(
+      [&](int s) { unrolled<kRows>([&](int r) { acc[0][r] = _mm256_add_ps(acc[0][r], acc[s + 1][r]); }); });
+  // Copied out of t: a store to C may alias t's floats (see tile_body).
+  const float alpha = t.alpha, beta = t.beta;
+  const int64_t ldc = t.ldc;
+  with_epilogue(
+      alpha, beta, [&](auto mode) __attribute__((always_inline)) {
+        constexpr Epilogue kMode = decltype(mode)::value;
+        unrolled<kRows>([&](int r) {
+          float* const row = c + r * ldc;
+          Half v = acc[0][r];
+          if constexpr (kMode == Epilogue::kScaleAccumulate) {
+            const Half old = low_half(vload_masked(row, columns));
+            v = _mm256_fmadd_ps(_mm256_set1_ps(alpha), v, _mm256_mul_ps(_mm256_set1_ps(beta), old));
+          } else if constexpr (kMode == Epilogue::kScale) {
+            v = _mm256_mul_ps(_mm256_set1_ps(alpha), v);
+          }
+          vstore_masked(row, columns, widened(v));
+        });
+      });
+}
+
+// half_rows<1> to half_rows<kHalfRows>, by the number of rows less one.
+using HalfRowsFn = void (*)(const TileArgs&, const float*, float*, Mask);
+template <int... kIndex>
+constexpr std::array<HalfRowsFn, sizeof...(kIndex)> half_rows_table(std::integer_sequence<int, kIndex...>) {
+  return {&half_rows<kIndex + 1>...};
+}
+constexpr auto kHalfRowsFns = half_rows_table(std::make_integer_sequence<int, kHalfRows>{});
+
+inline bool half_pays(const TileArgs& t) {
+  return kHalfFmaPipes > kFmaPipes && 2 * t.cols <= kLanes && !t.fetch_a_ahead;
+}
+
+inline void half_strip(const TileArgs& t) {
+  const Mask columns = lane_mask(t.cols);
+  const float* a = t.a;
+  float* c = t.c;
+  int64_t left = t.rows;
+  for (int64_t blocks = (t.rows + kHalfRows - 1) / kHalfRows; blocks > 0; --blocks) {
+    const int64_t rows = (left + blocks - 1) / blocks;
+    kHalfRowsFns[static_cast<size_t>(rows - 1)](t, a, c, columns);
+    a += rows * t.lda;
+    c += rows * t.ldc;
+    left -= rows;
+  }
+}
+#endif  // STRATA_SIMD_HALF_VECTORS
+// A few rows of C against a B that does not stay in cache (see row_streams_pay in the dispatcher). Each element
+// of B then serves a few FMAs, so the call runs at the speed B arrives, and B arrives fastest as the hardware
+// prefetchers follow it: a few of its rows at a time, each read from end to end. A pass multiplies kSteps rows of B
+// into C's rows, C (a few KiB) staying in L1 from pass to pass: its vectors are loaded, take one FMA per row of B
+// and are stored again. Tiles read B a strip of columns at a time, dozens of short runs of a row at once, which the
+// prefetchers do not follow. The passes fold alpha into A's elements; the first one starts from beta * C, or from
+// zero when beta is 0 (C is then never read). A pass reads 8 rows of B side by side, or 4 where B's rows share a set
+// of L1 and B comes from the outer cache (TileArgs::b_rows_collide): 8 of their lines and C's then outnumbered the
+// set's ways and evicted each other (2x3072x768: 0.85x as fast as tiles with some alignments of B and C, 1.7x with
+// others; 4 rows, 1.29-1.33x). From memory, 8 rows did better all the same (1x4096x4096 and 2x4096x4096: 1.13-1.15x
+// as fast as tiles, 4 rows 0.93-0.95x). Three to five rows (a call on one thread over a B from memory, see
+// row_streams_pay) broadcast A's elements from memory into the FMAs where alpha is 1: 8 steps of them held in
+// registers are more than there are, and GCC's spills of them made such passes 2x slower than tiles.
+template <int kRows, int kSteps, bool kUnitAlpha>
+__attribute__((always_inline)) inline void row_pass(const TileArgs& t, int64_t p, bool first) {
+  constexpr bool kBroadcastA = kUnitAlpha && kRows > 2;
+  // Copied out of t: a store to C may alias t's floats, and the compiler reloaded them after every store.
+  float* const c = t.c;
+  const int64_t ldc = t.ldc, ldb = t.ldb;
+  const float* const a = t.a + p;
+  const int64_t lda = t.lda;
+  const float alpha = t.alpha, beta = t.beta;
+  Vec x[size_t{kRows}][size_t{kSteps}];  // alpha * A(r, p + s)
+  if constexpr (!kBroadcastA)
+    unrolled<kRows>([&](int r) { unrolled<kSteps>([&](int s) { x[r][s] = vset1(alpha * a[r * lda + s]); }); });
+  const float* const b = t.b + p * ldb;
+  // The kLanes columns from j, read and written through `load` and `store` (the last, short vector masked).
+  const auto columns = [&](int64_t j, auto load, auto store) __attribute__((always_inline)) {
+    Vec acc[size_t{kRows}];
+    unrolled<kRows>([&](int r) {
+      float* const row = c + r * ldc + j;
+      acc[r] = !first ? load(row) : beta == 0.0f ? vzero() : vmul(vset1(beta), load(row));
+    });
+    unrolled<kSteps>([&](int s) {
+      const Vec bv = load(b + s * ldb + j);
+      unrolled<kRows>([&](int r) { acc[r] = vfma(kBroadcastA ? vbroadcast(a + r * lda + s) : x[r][s], bv, acc[r]); });
+    });
+    unrolled<kRows>([&](int r) { store(c + r * ldc + j, acc[r]); });
+  };
+  const int64_t cols = t.cols, whole = cols - cols % kLanes;
+  for (int64_t j = 0; j < whole; j += kLanes)
+    columns(
+        j, [](const float* q) { return vload(q); }, [](float* q, Vec v) { vstore(q, v); });
+  if (whole < cols) {
+    const Mask tail = lane_mask(static_cast<int>(cols - whole));
+    columns(
+        whole, [tail](const float* q) { return vload_masked(q, tail); },
+        [tail](float* q, Vec v) { vstore_masked(q, tail, v); });
+  }
+}
+
+// All of t's k steps in passes of 8 or 4 rows of B, the last few in passes of 4, 2 and 1.
+template <int kRows, bool kUnitAlpha>
+inline void row_streams(const TileArgs& t) {
+  int64_t p = 0;
+  if (!t.b_rows_collide)
+    for (; p + 8 <= t.k; p += 8) row_pass<kRows, 8, kUnitAlpha>(t, p, p == 0);
+  for (; p + 4 <= t.k; p += 4) row_pass<kRows, 4, kUnitAlpha>(t, p, p == 0);
+  if (p + 2 <= t.k) row_pass<kRows, 2, kUnitAlpha>(t, p, p == 0), p += 2;
+  if (p < t.k) row_pass<kRows, 1, kUnitAlpha>(t, p, p == 0);
+}
+
+// Only rows past two have a unit-alpha variant (see row_pass): one or two rows are instantiated once.
+template <int kRows>
+inline void row_streams(const TileArgs& t) {
+  if constexpr (kRows > 2)
+    if (t.alpha == 1.0f) {
+      row_streams<kRows, true>(t);
+      return;
+    }
+  row_streams<kRows, false>(t);
+}
+
+// kRows (1 to 4) rows of C from a and c, each across its kVecs vectors, over all of t's k steps: each k step loads
+// B's row once (in_register keeps GCC from folding the load into every row's FMA; a single row's FMAs do take them as
+// operands: 1x64x7 1.04x faster) and broadcasts one element of A per row. Each row's accumulators are an array of
+// their own: in one kRows x kVecs array, GCC 12 kept them in memory and stored them on every k step.
+template <int kVecs, int kRows>
+__attribute__((always_inline)) inline void whole_rows(const TileArgs& t, const float* a, float* c, Mask last) {
+  static_assert(kRows >= 1 && kRows <= 4, "whole_rows runs 1 to 4 rows");
+  const float* row = t.b;
+  const int64_t lda = t.lda, ldb = t.ldb, ldc = t.ldc, depth = t.k;
+  Vec acc0[size_t{kVecs}], acc1[size_t{kVecs}], acc2[size_t{kVecs}], acc3[size_t{kVecs}];
+  // f(acc of row r, r) for each of the kRows rows.
+  const auto each_row = [&](auto f) __attribute__((always_inline)) {
+    f(acc0, 0);
+    if constexpr (kRows > 1) f(acc1, 1);
+    if constexpr (kRows > 2) f(acc2, 2);
+    if constexpr (kRows > 3) f(acc3, 3);
+  };
+  each_row([&](Vec(&acc)[size_t{kVecs}], int) { unrolled<kVecs>([&](int v) { acc[v] = vzero(); }); });
+  for (int64_t p = 0; p < depth; ++p, row += ldb) {
+    Vec bv[size_t{kVecs}];
+    unrolled<kVecs>([&](int v) {
+      const Vec loaded = v == kVecs - 1 ? vload_masked(row + v * kLanes, last) : vload(row + v * kLanes);
+      bv[v] = kRows > 1 ? in_register(loaded) : loaded;
+    });
+    each_row([&](Vec(&acc)[size_t{kVecs}], int r) {
+      const Vec x = vbroadcast(a + r * lda + p);
+      unrolled<kVecs>([&](int v) { acc[v] = vfma(x, bv[v], acc[v]); });
+    });
+  }
+  const float alpha = t.alpha, beta = t.beta;
+  with_epilogue(
+      alpha, beta, [&](auto mode) __attribute__((always_inline)) {
+        each_row([&](Vec(&acc)[size_t{kVecs}], int r) {
+          store_row<decltype(mode)::value, kVecs>(c + r * ldc, acc, vset1(alpha), vset1(beta), lane_mask(kLanes),
+                                                  last);
+        });
+      });
+}
+
+// Every row of C across its whole width, kVecs vectors, over all of a shallow k, a few rows at a time (see
+// wide_rows_pay in the dispatcher): each row's accumulators take one broadcast of A and kVecs FMAs per k step, and
+// the row is stored whole. A call of a few dozen FMAs spent more on the strips and tiles around them than on the FMAs
+// (13x33x1: two strips of two tiles each); here rows are independent chains, which the core overlaps. The rows run
+// at a time share their loads of B: one row at a time, a core that loads one 512-bit vector per cycle (an AMD Zen 4)
+// waited on those loads, a load per FMA (3x100x13: 1.34x faster with three rows at a time, medians of interleaved
+// rounds on one thread). Beyond a few hundred FMAs the tiles win again (see wide_rows_pay), but where C goes to
+// memory, which it then writes in order, a row's lines whole.
+template <int kVecs>
+inline void rows_whole(const TileArgs& t) {
+  // Rows at a time: as many as the vector registers hold the accumulators of, beside B's row and a broadcast.
+  constexpr int kFit = (kVectorRegisters - kVecs - 1) / kVecs;
+  constexpr int kRowsAtOnce = kFit < 1 ? 1 : kFit > 4 ? 4 : kFit;
+  const Mask last = lane_mask(t.cols - (kVecs - 1) * kLanes);
+  // Copied out of t: a store to C may alias t's fields, and the compiler reloaded them after every store.
+  const float* a = t.a;
+  float* c = t.c;
+  const int64_t lda = t.lda, ldc = t.ldc, rows = t.rows;
+  int64_t i = 0;
+  for (; i + kRowsAtOnce <= rows; i += kRowsAtOnce, a += kRowsAtOnce * lda, c += kRowsAtOnce * ldc)
+    whole_rows<kVecs, kRowsAtOnce>(t, a, c, last);
+  for (; i < rows; ++i, a += lda, c += ldc) whole_rows<kVecs, 1>(t, a, c, last);
+}
+
+// rows_whole<1> to rows_whole<kWideVectors>, by the number of vectors less one.
+constexpr auto kRowsWholeFns = table_by_columns([](auto n) { return &rows_whole<decltype(n)::value>; },
+                                                std::make_integer_sequence<int, kWideVectors>{});
+
+// rows_whole with all of B (kDepth rows of kVecs vectors, see b_held) loaded into registers once, before the rows:
+// each row then loads only its kDepth elements of A and stores its kVecs vectors. rows_whole loads B again for every
+// row, and a core that loads a 512-bit vector per cycle (an AMD Zen 4) waited on those loads, not on the FMAs:
+// 31x33x3 took 16 cycles a row there, 9 with B held (one per FMA).
+template <int kVecs, int kDepth>
+inline void rows_held(const TileArgs& t) {
+  const Mask full = lane_mask(kLanes), last = lane_mask(t.cols - (kVecs - 1) * kLanes);
+  Vec b[size_t{kDepth}][size_t{kVecs}];
+  unrolled<kDepth>([&](int p) {
+    unrolled<kVecs>([&](int v) {
+      const float* const row = t.b + p * t.ldb + v * kLanes;
+      b[p][v] = v == kVecs - 1 ? vload_masked(row, last) : vload(row);
+    });
+  });
+  // Copied out of t, as in rows_whole.
+  float* c = t.c;
+  const float* a = t.a;
+  const int64_t lda = t.lda, ldc = t.ldc, rows = t.rows;
+  const float alpha = t.alpha, beta = t.beta;
+  with_epilogue(
+      alpha, beta, [&](auto mode) __attribute__((always_inline)) {
+        for (int64_t i = 0; i < rows; ++i, a += lda, c += ldc) {
+          Vec acc[size_t{kVecs}];
+          unrolled<kVecs>([&](int v) { acc[v] = vzero(); });
+          unrolled<kDepth>([&](int p) {
+            const Vec x = vbroadcast(a + p);
+            unrolled<kVecs>([&](int v) { acc[v] = vfma(x, b[p][v], acc[v]); });
+          });
+          store_row<decltype(mode)::value, kVecs>(c, acc, vset1(alpha), vset1(beta), full, last);
+        }
+      });
+}
+
+// rows_held<kVecs, kDepth>, or none where B does not fit (b_held): instantiated only where it does.
+template <int kVecs, int kDepth>
+constexpr TileFn held_fn() {
+  if constexpr (b_held(kVecs, kDepth))
+    return &rows_held<kVecs, kDepth>;
+  else
+    return nullptr;
+}
+template <int kVecs, int... kDepth>
+constexpr std::array<TileFn, sizeof...(kDepth)> held_by_depth(std::integer_sequence<int, kDepth...>) {
+  return {held_fn<kVecs, kDepth + 1>()...};
+}
+template <int... kVec>
+constexpr std::array<std::array<TileFn, kHeldDepth>, sizeof...(kVec)> held_table(
+    std::integer_sequence<int, kVec...>) {
+  return {held_by_depth<kVec + 1>(std::make_integer_sequence<int, kHeldDepth>{})...};
+}
+// By vectors less one, then depth less one.
+constexpr auto kRowsHeldFns = held_table(std::make_integer_sequence<int, kWideVectors>{});
+
+// C's columns in strips as wide as b_held allows at this depth, one after another, each strip's B held in registers
+// while every row of C runs over it (rows_held). Against strips of register tiles, a call per tile and its set-up
+// for a few k steps each, medians of interleaved rounds on one thread of an AMD Zen 4: 31x100x7 1.25x faster,
+// 33x64x7 1.27x, 100x100x8 1.22x, 1000x64x8 1.19x, 64x100x13 1.12x, 2708x64x16 1.08x.
+inline void held_strips(const TileArgs& args) {
+  const int64_t width = held_width(args.k) * kLanes;
+  for (int64_t j = 0; j < args.cols; j += width) {
+    TileArgs strip = copy_of(args);
+    strip.b += j;
+    strip.c += j;
+    strip.cols = static_cast<int32_t>(args.cols - j < width ? args.cols - j : width);
+    kRowsHeldFns[static_cast<size_t>((strip.cols + kLanes - 1) / kLanes - 1)][static_cast<size_t>(args.k - 1)](strip);
+  }
+}
+
+// A packed or streamed call: one register tile, its exact size.
+template <class Shape, Operands kOps>
+void one_tile(const TileArgs& args) {
+  if (args.rows <= 0 || args.cols <= 0) return;
+  run_tile<Shape, kOps>(args, args.rows, (args.cols + kLanes - 1) / kLanes);
+}
+
+// One to kStreamRowsMax rows (the dispatcher's row_streams_pay); any other count is not a row-streams call.
+inline void row_streams_of(const TileArgs& args) {
+  static_assert(kStreamRowsMax == 5, "a row count without its instantiation");
+  switch (args.rows) {
+    case 1: row_streams<1>(args); break;
+    case 2: row_streams<2>(args); break;
+    case 3: row_streams<3>(args); break;
+    case 4: row_streams<4>(args); break;
+    case 5: row_streams<5>(args); break;
+    default: break;
+  }
+}
+
+// All of B held where it fits (see b_held), else in held strips where they have rows enough (see held_width) and A
+// and C stay cached (TileArgs::fetch_a_ahead and c_from_beyond both false: each strip reads all of A again and
+// writes a part of every row of C), else at most kWideVectors vectors of columns a whole row at a time (the
+// dispatcher's wide_rows_pay).
+inline void wide_rows(const TileArgs& args) {
+  if (args.rows <= 0 || args.cols <= 0) return;
+  const int64_t vectors = (args.cols + kLanes - 1) / kLanes;
+  if (b_held(vectors, args.k)) {
+    kRowsHeldFns[static_cast<size_t>(vectors - 1)][static_cast<size_t>(args.k - 1)](args);
+  } else if (held_strips_have_rows(args.rows, args.k) && !args.fetch_a_ahead && !args.c_from_beyond) {
+    held_strips(args);
+  } else if (vectors <= kWideVectors) {
+    kRowsWholeFns[static_cast<size_t>(vectors - 1)](args);
+  }
+}
+
+// A direct call: a column strip of C, any rows, at most NR columns, A and B in place.
+template <class Shape>
+void direct(const TileArgs& args) {
+  if (args.rows <= 0 || args.cols <= 0) return;
+  if (args.cols == 1 && args.ldb == 1) {  // C is one column and B's is contiguous: along k with B in place
+    if (dot_pays(args.rows, args.k, 1, false, args.rows * args.k))
+      dot_rows<1>(args, args.b, 0);
+    else
+      direct_vectors<Shape>(args);
+    return;
+  }
+  // The strip's columns as tiles cost rows x k FMA slots, or fewer on half-width vectors (see half_strip), against
+  // which its last few columns along k are weighed.
+  int64_t tile_slots = args.rows * args.k;
+#if defined(STRATA_SIMD_HALF_VECTORS)
+  const bool half = half_pays(args);
+  if (half) tile_slots = tile_slots * kFmaPipes / kHalfFmaPipes;
+#endif
+  const int edge = args.cols % kLanes;
+  if (edge == 0 || edge > kDotColumns || !dot_pays(args.rows, args.k, edge, true, tile_slots)) {
+#if defined(STRATA_SIMD_HALF_VECTORS)
+    if (half) {
+      half_strip(args);
+      return;
+    }
+#endif
+    if (along_m_pays(args))
+      along_m<Shape>(args);
+    else
+      direct_vectors<Shape>(args);
+    return;
+  }
+  TileArgs columns = copy_of(args);  // the last `edge` columns, along k
+  columns.cols = edge;
+  if (args.cols > edge) {
+    TileArgs vectors = copy_of(args);
+    vectors.cols = args.cols - edge;
+    direct_vectors<Shape>(vectors);
+    columns.b += vectors.cols;
+    columns.c += vectors.cols;
+  }
+  kDotColumnsFns[static_cast<size_t>(edge - 1)](columns);
+}
+
+}  // namespace
+}  // namespace STRATA_PACKAGE_INTERNAL
+
+#endif  // STRATA_KERNEL_PATHS_H_
