@@ -66,10 +66,10 @@ void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
   d->SetValue("TILE_CACHE_WAY_BYTES", std::to_string(ways > 0 ? tile_memory->capacity_bytes / ways : 0));
   d->SetIntValue("VECTOR_FLOATS", in.arch->isa.vector_bits / 32);
   d->SetIntValue("DIRECT_ROWS", direct_tile_rows(in.arch->isa.vector));
-  d->SetIntValue("FMA_CHAINS", in.arch->isa.fma_chains());            // see thin_sets in internal.h
-  d->SetIntValue("VECTOR_REGISTERS", in.arch->isa.vector_registers);  // see b_held in internal.h
-  d->SetIntValue("FMA_PIPES", in.arch->isa.fma_pipes);                // see kFmaPipes in internal.h
-  d->SetIntValue("HALF_FMA_PIPES", in.arch->isa.half_fma_pipes());    // see kHalfFmaPipes in internal.h
+  d->SetIntValue("FMA_CHAINS", in.arch->isa.fma_chains());            // see thin_sets in tile_args.h
+  d->SetIntValue("VECTOR_REGISTERS", in.arch->isa.vector_registers);  // see b_held in tile_args.h
+  d->SetIntValue("FMA_PIPES", in.arch->isa.fma_pipes);                // see kFmaPipes in config.h
+  d->SetIntValue("HALF_FMA_PIPES", in.arch->isa.half_fma_pipes());    // see kHalfFmaPipes in config.h
   const MemorySpec& outer_memory = in.arch->memory_of(in.arch->levels.back());
   d->SetValue("OUTER_CACHE", outer_memory.name);
   d->SetValue("OUTER_BYTES", std::to_string(outer_memory.capacity_bytes / 2));
@@ -252,21 +252,23 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
                : "Cost: not profiled; level 0 is modelled (Eq. 3)."};
     files["src/kernels/" + name + ".cpp"] = header(CommentStyle::cpp, {"cpu/ukernel.cpp.tpl"}, extra) + body;
   }
-  // The fixed kernel sources, verbatim: the loops every kernel file instantiates and its ISA's vector layer.
-  for (const std::string& fixed : {std::string("kernel_tile.h"), std::string("kernel_paths.h"),
-                                   "simd_" + std::string(to_string(any.isa)) + ".h"}) {
+  // The fixed sources, verbatim: the dispatcher in its parts, the kernels' loops and the ISA's vector layer.
+  for (const std::string& fixed :
+       {std::string("dispatch.cpp"), std::string("dispatch_kernel.h"), std::string("dispatch_rules.h"),
+        std::string("dispatch_blocking.h"), std::string("dispatch_prices.h"), std::string("dispatch_planner.h"),
+        std::string("dispatch_threads.h"), std::string("dispatch_direct.h"), std::string("dispatch_packed.h"),
+        std::string("tile_args.h"), std::string("kernel_tile.h"), std::string("kernel_paths.h"),
+        "simd_" + std::string(to_string(any.isa)) + ".h"}) {
     const std::string relative = "cpu/runtime/" + fixed;
     const std::string body = renderer.verbatim(relative);
     files["src/" + fixed] = header(CommentStyle::cpp, {relative}) + body;
   }
   const std::string api = renderer.render("cpu/api.h.tpl", dict);
   files["include/" + in.name + ".h"] = header(CommentStyle::cpp, {"cpu/api.h.tpl"}) + api;
-  const std::string internal = renderer.render("cpu/internal.h.tpl", dict);
-  files["src/internal.h"] = header(CommentStyle::cpp, {"cpu/internal.h.tpl"}) + internal;
-  const std::string dispatch = renderer.render("cpu/dispatch.cpp.tpl", dict);
-  files["src/dispatch.cpp"] = header(CommentStyle::cpp, {"cpu/dispatch.cpp.tpl"}) + dispatch;
-  // The model header is copied verbatim (ctemplate leaves text without markers untouched), so the dispatcher runs
-  // exactly the model the generator ranked with.
+  const std::string config = renderer.render("cpu/config.h.tpl", dict);
+  files["src/config.h"] = header(CommentStyle::cpp, {"cpu/config.h.tpl"}) + config;
+  const std::string dispatch_config = renderer.render("cpu/dispatch_config.h.tpl", dict);
+  files["src/dispatch_config.h"] = header(CommentStyle::cpp, {"cpu/dispatch_config.h.tpl"}) + dispatch_config;
   const std::string model = renderer.render("cost_model.h", dict);
   files["src/cost_model.h"] = header(CommentStyle::cpp, {"cost_model.h"}) + model;
   const std::string cmake = renderer.render("cpu/CMakeLists.txt.tpl", dict);

@@ -236,12 +236,13 @@ ProfileKit render_profile_kit(const KitInputs& in, TemplateRenderer& renderer) {
     dict.SetIntValue("FMA_PIPES", arch.isa.fma_pipes);
     dict.SetIntValue("HALF_FMA_PIPES", arch.isa.half_fma_pipes());
     dict.SetIntValue("DIRECT_ROWS", direct_tile_rows(arch.isa.vector));
-    const std::string body = renderer.render("cpu/internal.h.tpl", dict);
-    kit.files["src/internal.h"] = header(KitComment::cpp, {"cpu/internal.h.tpl"}) + body;
+    dict.SetValue("ARCH_NAME", arch.name);
+    const std::string body = renderer.render("cpu/config.h.tpl", dict);
+    kit.files["src/config.h"] = header(KitComment::cpp, {"cpu/config.h.tpl"}) + body;
   }
   // The fixed kernel code the kernel files instantiate, verbatim: the tile and packing, and the ISA's vector layer.
-  for (const std::string& fixed :
-       {std::string("kernel_tile.h"), "simd_" + std::string(to_string(arch.isa.vector)) + ".h"}) {
+  for (const std::string& fixed : {std::string("tile_args.h"), std::string("kernel_tile.h"),
+                                   "simd_" + std::string(to_string(arch.isa.vector)) + ".h"}) {
     const std::string relative = "cpu/runtime/" + fixed;
     const std::string body = renderer.verbatim(relative);
     kit.files["src/" + fixed] = header(KitComment::cpp, {relative}) + body;

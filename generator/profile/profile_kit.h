@@ -15,7 +15,7 @@
 //   CMakeLists.txt                builds strata_profile; the kernel files get their ISA flags
 //   src/profiler.cpp              checks, times, writes the records (templates/cpu/kit/profiler.cpp.tpl)
 //   src/kernels_<isa>_<n>.cpp     the micro-kernels, several per file, each in a namespace of its own
-//   src/internal.h                TileArgs, as in a package (templates/cpu/internal.h.tpl)
+//   src/config.h, src/tile_args.h  TileArgs and the core, as in a package (templates/cpu/)
 //   src/device_info.h, src/compiler_id.h   CPU and compiler identity (templates/cpu/kit/, shared with Strata)
 //   cmake/aarch64-linux-gnu-clang.cmake    AArch64 targets: the cross toolchain file packages ship too
 #pragma once

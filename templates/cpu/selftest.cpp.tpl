@@ -662,7 +662,7 @@ void CheckShapes(Tally& tally) {
     shapes[s].assign(slots, !g_quick || Work(s) <= kQuickMaxWork);
   }
   // Every width of a wide-rows call (see wide_rows_pay in dispatch.cpp), its last vector short, 37 rows deep, at the
-  // deepest k for which the kernels hold all of B in registers (b_held in internal.h: its vectors, one accumulator
+  // deepest k for which the kernels hold all of B in registers (b_held in tile_args.h: its vectors, one accumulator
   // per vector and six more in {{VECTOR_REGISTERS}} registers, at most 16 deep) and one step deeper, where they load
   // B again for every row.
   for (int64_t vectors = 1; vectors <= 8; ++vectors) {

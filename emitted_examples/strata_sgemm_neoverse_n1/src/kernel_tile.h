@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   44ddc3df2d64c7848499905e70e84702114dced352ee7823d9f5618488729026  template cpu/runtime/kernel_tile.h
+//   40a88faecf0e1ecce04f347e6afcce35dbdc314144c6601cf2e8409be00dcf6f  template cpu/runtime/kernel_tile.h
 
 // The register tile of the CPU micro-kernels, generic over its shape: the tile body (k loop, prefetches, epilogue),
 // its instantiation for every edge size, and the packing of A and B into the micro-panels it reads. Fixed text,
@@ -19,7 +19,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "internal.h"
+#include "tile_args.h"
 
 namespace STRATA_PACKAGE_INTERNAL {
 namespace {
@@ -164,7 +164,7 @@ inline void prefetch_a_rows(const float* row, int64_t lda) {
 // direct_b_ahead in the dispatcher), every tile the only one to read its rows, asks the same way: against 8 rows
 // ahead into L1, on that Zen 4, one thread (with direct_b_ahead's bound on B as it is now), 5x768x3072 1.25x faster,
 // 6x768x3072 1.25x, 5x2304x768 1.05-1.07x, 5x768x768 1.01-1.02x; two threads 0.97-1.06x. A packed tile never needs
-// to ask. kBRowsAhead is in internal.h: the dispatcher asks whether those steps outlast the outer cache's latency.
+// to ask. kBRowsAhead is in tile_args.h: the dispatcher asks whether those steps outlast the outer cache's latency.
 constexpr int kBFetchLocality = 2;  // __builtin_prefetch's: 3 into L1, 2 into L2
 
 // `fetch` is the tile's TileArgs::fetch_b_ahead, read once before its k loop, which then tests a register: read from
@@ -217,7 +217,7 @@ __attribute__((always_inline)) inline void unrolled(F f) {
 // A direct tile of few accumulators (kRows x kVecs: one or two rows of C, M = 1 or 2, or a strip's last rows) adds
 // each k step's FMAs to the last step's results, so its k loop is a chain of FMA latencies, not of FMA issues: one
 // row of one vector started an FMA every 4 cycles on an AMD Zen 4, which can start one a cycle. Such a tile keeps
-// thin_sets() sets of accumulators instead (kChains chains in all, see internal.h): the k steps of each group of
+// thin_sets() sets of accumulators instead (kChains chains in all, see tile_args.h): the k steps of each group of
 // kSets go one into each set, the last depth % kSets into the first, and the sets are added up before the epilogue.
 // Medians of interleaved rounds, one thread of that Zen 4: 1x13x33 1.22-1.29x faster, 1x3x31 1.17-1.26x, 1x64x7
 // 1.01-1.13x; the AVX2 descriptor's kernels (10 chains) there: 1x3x31 1.41x, 2x5x100 1.48-1.69x, 3x100x13 1.12-1.15x.

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   f2030ce859540f72132ca1959b7fd0fa588ea2e83991a2df8b9b8df5adfe0c3a  template cpu/runtime/simd_neon.h
+//   8eb5efc4c1bff668c59330155881f47928ba25065580773e8f92435596812ebb  template cpu/runtime/simd_neon.h
 
 // The vector layer of the AArch64 Advanced SIMD (NEON) micro-kernels: the vector and mask types, the few operations
 // the kernels (microkernel.h) use, and the in-register transpose. Fixed text, copied verbatim into every package
@@ -15,7 +15,7 @@
 
 #include <arm_neon.h>
 
-#include "internal.h"
+#include "tile_args.h"
 
 namespace STRATA_PACKAGE_INTERNAL {
 namespace {

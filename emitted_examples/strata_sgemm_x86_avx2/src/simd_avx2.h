@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   0f19cb001b3cccf2df2acd840e014ea9324955aa85ec53a7f274594d33254f69  template cpu/runtime/simd_avx2.h
+//   58d91e95f699a2653ba6c3c5cbfb34e01bc04116bcad894e88ccfc3f90989888  template cpu/runtime/simd_avx2.h
 
 // The vector layer of the AVX2 and FMA micro-kernels: the vector and mask types, the few operations the kernels
 // (kernel_tile.h, kernel_paths.h) use, and the in-register transpose. Fixed text, copied verbatim into every package
@@ -16,7 +16,7 @@
 
 #include <immintrin.h>
 
-#include "internal.h"
+#include "tile_args.h"
 
 namespace STRATA_PACKAGE_INTERNAL {
 namespace {

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   9096b578e301fb7fe5593b6fd3ab61f0553ea0533406cf8ff430b1121c34369a  template cpu/runtime/simd_avx512.h
+//   8e700455556cec68baa580ab5cdd0605fa6b01aeed311199f4ab1b46ddcc87d9  template cpu/runtime/simd_avx512.h
 
 // The vector layer of the AVX-512F micro-kernels: the vector and mask types, the few operations the kernels
 // (kernel_tile.h, kernel_paths.h) use, and the in-register transpose. Fixed text, copied verbatim into every package
@@ -16,7 +16,7 @@
 
 #include <immintrin.h>
 
-#include "internal.h"
+#include "tile_args.h"
 
 // AVX-512 kernels also run strips of few columns on 256-bit halves (see half_strip in kernel_paths.h).
 #define STRATA_SIMD_HALF_VECTORS 1

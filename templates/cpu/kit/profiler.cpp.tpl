@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "device_info.h"
-#include "internal.h"
+#include "tile_args.h"
 
 using {{PACKAGE}}_internal::TileArgs;
 using {{PACKAGE}}_internal::TileFn;

@@ -7,7 +7,7 @@
 
 #include <immintrin.h>
 
-#include "internal.h"
+#include "tile_args.h"
 
 // AVX-512 kernels also run strips of few columns on 256-bit halves (see half_strip in kernel_paths.h).
 #define STRATA_SIMD_HALF_VECTORS 1

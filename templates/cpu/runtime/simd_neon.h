@@ -7,7 +7,7 @@
 
 #include <arm_neon.h>
 
-#include "internal.h"
+#include "tile_args.h"
 
 namespace STRATA_PACKAGE_INTERNAL {
 namespace {

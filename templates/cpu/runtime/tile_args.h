@@ -1,15 +1,14 @@
-// Internal interface between the dispatcher (src/dispatch.cpp) and the micro-kernels (src/kernels/*.cpp).
-// Not installed; not part of the API.
-#ifndef {{PACKAGE_UPPER}}_INTERNAL_H_
-#define {{PACKAGE_UPPER}}_INTERNAL_H_
+// The interface between the dispatcher and the micro-kernels: the arguments of one kernel call, and the rules
+// about tiles that both sides apply (how thin tiles split their k loop, when B is held in registers, when a strip
+// goes along m). Fixed text, copied verbatim into every package; its machine constants come from config.h.
+#ifndef STRATA_TILE_ARGS_H_
+#define STRATA_TILE_ARGS_H_
 
 #include <cstdint>
 
-// The namespace of the package's internals, which the fixed kernel sources (kernel_tile.h, kernel_paths.h,
-// simd_*.h) open by this name.
-#define STRATA_PACKAGE_INTERNAL {{PACKAGE}}_internal
+#include "config.h"
 
-namespace {{PACKAGE}}_internal {
+namespace STRATA_PACKAGE_INTERNAL {
 
 // C[0:rows, 0:cols] = alpha * A * B + beta * C over depth k: one register tile (rows <= MR, cols <= NR of the
 // kernel) for the packed and streamed variants, a column strip of register tiles (any rows, cols <= NR) for the
@@ -42,7 +41,8 @@ struct TileArgs {
   // a shallow tile asks for its rows of C before its k loop, and wide rows write each row whole, not in held strips.
   bool c_from_beyond = false;
   // Packed only: rows of the B block the thread packs next (next_rows rows of next_cols floats, next_ldb apart) to
-  // ask into L2 during the k loop, one row per unrolled step (see the kernels' fetch_next_b); none when next_rows is 0.
+  // ask into L2 during the k loop, one row per unrolled step (see the kernels' fetch_next_b); none when next_rows is
+  // 0.
   const float* next_b = nullptr;
   int64_t next_ldb = 0;
   int32_t next_rows = 0, next_cols = 0;
@@ -59,26 +59,13 @@ struct TileArgs {
 // fetch_b_ahead in the kernels, and outer_keeps_up in the dispatcher).
 constexpr int kBRowsAhead = 32;
 
-// The most rows a one-vector tile runs over A in place, from the ISA's general registers (an offset register per row):
-// a taller one runs as two shorter ones (see tile_body in the kernels), and a single row of such tiles is packed
-// instead (the dispatcher's use_direct).
-constexpr int kDirectRows = {{DIRECT_ROWS}};
-
 // The most bytes of B's rows a direct one-vector tile taller than the dispatcher's kDirectRows reads before it runs
 // as two shorter tiles over them (see tile_body in the kernels; the dispatcher's direct_work models the split).
 constexpr int64_t kSplitBytes = int64_t{16} << 10;
 
-// The independent FMA chains that keep the FMA pipes busy: an FMA's latency in cycles times the FMAs a core starts
-// per cycle, from the descriptor. A tile of at most half that many accumulators splits its k loop over
-// thin_sets() sets of them (see thin_tile_body in the kernels); the dispatcher's direct_work prices its k steps by the
-// chains it runs.
-constexpr int kChains = {{FMA_CHAINS}};
-// The vector FMAs a core starts per cycle, from the descriptor (see the kernels' tile_body).
-constexpr int kFmaPipes = {{FMA_PIPES}};
-// The FMAs it starts per cycle on vectors of half the width, from the descriptor (see half_strip in the AVX-512
-// kernels): more than kFmaPipes where a core runs a full-width FMA as two halves.
-constexpr int kHalfFmaPipes = {{HALF_FMA_PIPES}};
-constexpr int thin_sets(int rows, int vectors) { return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors); }
+constexpr int thin_sets(int rows, int vectors) {
+  return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors);
+}
 
 // The most rows of C a direct call reads B for in row streams (see row_streams in the kernels and row_streams_pay in
 // the dispatcher).
@@ -87,9 +74,6 @@ constexpr int kStreamRowsMax = 5;
 // The most vectors of C a direct call runs a row at a time across its whole width (see rows_whole in the kernels and
 // wide_rows_pay in the dispatcher).
 constexpr int kWideVectors = 8;
-
-// The ISA's vector registers, from the descriptor.
-constexpr int kVectorRegisters = {{VECTOR_REGISTERS}};
 
 // Whether the kernels' direct path runs a strip of `rows` x `cols` over `depth` along m (see along_m_pays in the
 // kernels, which adds that A is cached), for vectors of `lanes` floats: at most half a vector of columns, rows
@@ -129,15 +113,6 @@ using TileFn = void (*)(const TileArgs& args);
 // NR-wide micro-panels, in the layouts the packed micro-kernel reads.
 using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t depth, float* out);
 
-// Micro-kernel entry points: a packed, a streamed and a direct variant per register tile, and its packing routines.
-{{#UKERNEL}}void {{NAME}}_packed(const TileArgs& args);
-void {{NAME}}_streamed(const TileArgs& args);
-void {{NAME}}_direct(const TileArgs& args);
-void {{NAME}}_row_streams(const TileArgs& args);
-void {{NAME}}_wide_rows(const TileArgs& args);
-void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
-void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
-{{/UKERNEL}}
-}  // namespace {{PACKAGE}}_internal
+}  // namespace STRATA_PACKAGE_INTERNAL
 
-#endif  // {{PACKAGE_UPPER}}_INTERNAL_H_
+#endif  // STRATA_TILE_ARGS_H_

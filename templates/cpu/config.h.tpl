@@ -1,0 +1,57 @@
+// The configuration of {{PACKAGE}}'s micro-kernels: the names the fixed sources are compiled under, the core as
+// the descriptor ({{ARCH_NAME}}) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
+// src/dispatch.cpp) are the same in every package, and dispatch_config.h holds what the dispatcher alone reads.
+#ifndef {{PACKAGE_UPPER}}_CONFIG_H_
+#define {{PACKAGE_UPPER}}_CONFIG_H_
+
+#include <cstdint>
+
+// The names the fixed sources are compiled under, FFTW-style: STRATA_X(status) is {{PACKAGE}}_status,
+// STRATA_C(OK) is {{PACKAGE_UPPER}}_OK, so that two packages link into one program.
+#define STRATA_X(name) {{PACKAGE}}_##name
+#define STRATA_C(name) {{PACKAGE_UPPER}}_##name
+#define STRATA_GEMM {{PACKAGE}}
+#define STRATA_NAME_STRING "{{PACKAGE}}"
+#define STRATA_PUBLIC_HEADER "{{PACKAGE}}.h"
+#define STRATA_PACKAGE_INTERNAL {{PACKAGE}}_internal
+#define STRATA_MODEL_NAMESPACE {{PACKAGE}}_model
+
+namespace {{PACKAGE}}_internal {
+
+// ---- The core, from the descriptor's isa ----------------------------------------------------------------------
+
+// The independent FMA chains that keep the FMA pipes busy: an FMA's latency in cycles times the FMAs a core starts
+// per cycle, from the descriptor. A tile of at most half that many accumulators splits its k loop over
+// thin_sets() sets of them (see thin_tile_body in the kernels); the dispatcher's direct_work prices its k steps by the
+// chains it runs.
+constexpr int kChains = {{FMA_CHAINS}};
+
+// The vector FMAs a core starts per cycle, from the descriptor (see the kernels' tile_body).
+constexpr int kFmaPipes = {{FMA_PIPES}};
+
+// The FMAs it starts per cycle on vectors of half the width, from the descriptor (see half_strip in the AVX-512
+// kernels): more than kFmaPipes where a core runs a full-width FMA as two halves.
+constexpr int kHalfFmaPipes = {{HALF_FMA_PIPES}};
+
+// The ISA's vector registers, from the descriptor.
+constexpr int kVectorRegisters = {{VECTOR_REGISTERS}};
+
+// The most rows a one-vector tile runs over A in place, from the ISA's general registers (an offset register per row):
+// a taller one runs as two shorter ones (see tile_body in the kernels), and a single row of such tiles is packed
+// instead (the dispatcher's use_direct).
+constexpr int kDirectRows = {{DIRECT_ROWS}};
+
+// ---- Micro-kernel entry points: a packed, a streamed and a direct variant per register tile, and its packing -----
+
+struct TileArgs;
+{{#UKERNEL}}void {{NAME}}_packed(const TileArgs& args);
+void {{NAME}}_streamed(const TileArgs& args);
+void {{NAME}}_direct(const TileArgs& args);
+void {{NAME}}_row_streams(const TileArgs& args);
+void {{NAME}}_wide_rows(const TileArgs& args);
+void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+{{/UKERNEL}}
+}  // namespace {{PACKAGE}}_internal
+
+#endif  // {{PACKAGE_UPPER}}_CONFIG_H_

@@ -1,0 +1,354 @@
+// The dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
+// cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
+//
+// The packed path runs the tile hierarchy the model ranks (see manifest.yaml for each kernel's tiles):
+//   in parallel, each thread on its own block of C (see "Thread shares"):    (level 2, "cores": m, n parallel)
+//     for each level-2 tile (M2 x N2 x K2) of the block, n innermost      (problem level: temporal)
+//       for each level-1 tile (M1 x N1) of it, m innermost:              (level 2 over level-1 tiles)
+//         for each K1 slice of the level-2 tile's depth:                 (level 2: k temporal reduction)
+//           pack B (K1 x N1) into NR-wide micro-panels, unless the thread holds it from the last tile or the
+//           level-2 row above (see b_slots),
+//           and A (M1 x K1) into MR-tall ones, unless it holds that from a level-2 tile to the left
+//           for jr in N1 step NR, ir in M1 step MR: micro-kernel         (level 1 over register tiles)
+// All threads share one parallel region per call (see packed_task).
+// Edge tiles run exact-size micro-kernel instantiations: no padding work anywhere.
+// The direct path (small problems) runs the same micro-kernels on A and B in place.
+//
+// Fixed text, copied verbatim into every package: the numbers come from config.h and dispatch_config.h, and the C
+// API's names from config.h's STRATA_X and STRATA_C. The dispatcher is one translation unit, in parts included in
+// order.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+#include "config.h"
+#include STRATA_PUBLIC_HEADER
+// The parts, in the order they build on each other.
+// clang-format off
+#include "dispatch_config.h"
+#include "dispatch_rules.h"
+#include "dispatch_blocking.h"
+#include "dispatch_prices.h"
+#include "dispatch_planner.h"
+#include "dispatch_threads.h"
+#include "dispatch_direct.h"
+#include "dispatch_packed.h"
+// clang-format on
+
+namespace STRATA_PACKAGE_INTERNAL {
+namespace {
+
+// ---- Argument checks ---------------------------------------------------------------------------------------------
+
+bool cpu_supported() {
+  static const bool supported = cpu_runs_kernels();
+  return supported;
+}
+
+// Largest element offset touched in a rows x cols row-major matrix with leading dimension ld, or -1 when it (in
+// bytes) overflows. Checked multiplies instead of a division: three 64-bit divisions would cost a tiny GEMM more
+// than its arithmetic.
+int64_t extent(int64_t rows, int64_t cols, int64_t ld) {
+  if (rows == 0 || cols == 0) return 0;
+  int64_t elements = 0, bytes = 0;
+  if (__builtin_mul_overflow(rows - 1, ld, &elements) || __builtin_add_overflow(elements, cols, &elements) ||
+      __builtin_mul_overflow(elements, static_cast<int64_t>(sizeof(float)), &bytes))
+    return -1;
+  return elements;
+}
+
+// Whether a plan can be made for M x N x K: the sizes of some valid call, whose matrices' extents with the
+// tightest leading dimensions do not overflow (the planner multiplies two sizes at a time, as a call's check
+// allows it to).
+STRATA_X(status) plannable(int64_t M, int64_t N, int64_t K) {
+  if (M < 0 || N < 0 || K < 0) return STRATA_C(INVALID_SIZE);
+  if (extent(M, K, K) < 0 || extent(K, N, N) < 0 || extent(M, N, N) < 0) return STRATA_C(SIZE_OVERFLOW);
+  return STRATA_C(OK);
+}
+
+// The usual call in a few instructions: every size and leading dimension in [0, 2^30) (so that no extent can
+// overflow: 2^60 elements of 4 bytes), leading dimensions long enough, all three matrices given, a supported CPU.
+// Anything else takes the full check, which names the first problem (a tiny GEMM is over in 50 ns, and the full
+// check took a quarter of that).
+bool plainly_valid(const Gemm& g) {
+  const uint64_t any_bits = static_cast<uint64_t>(g.M) | static_cast<uint64_t>(g.N) | static_cast<uint64_t>(g.K) |
+                            static_cast<uint64_t>(g.lda) | static_cast<uint64_t>(g.ldb) |
+                            static_cast<uint64_t>(g.ldc);
+  return any_bits < (uint64_t{1} << 30) && g.lda >= g.K && g.ldb >= g.N && g.ldc >= g.N && g.lda > 0 && g.ldb > 0 &&
+         g.ldc > 0 && g.A != nullptr && g.B != nullptr && g.C != nullptr && cpu_supported();
+}
+
+STRATA_X(status) check(const Gemm& g) {
+  if (plainly_valid(g)) return STRATA_C(OK);
+  if (g.M < 0 || g.N < 0 || g.K < 0) return STRATA_C(INVALID_SIZE);
+  if (g.lda < std::max<int64_t>(1, g.K) || g.ldb < std::max<int64_t>(1, g.N) || g.ldc < std::max<int64_t>(1, g.N))
+    return STRATA_C(INVALID_LEADING_DIM);
+  const bool touches_c = g.M > 0 && g.N > 0;
+  const bool reads_ab = touches_c && g.K > 0 && g.alpha != 0.0f;
+  if ((touches_c && g.C == nullptr) || (reads_ab && (g.A == nullptr || g.B == nullptr)))
+    return STRATA_C(NULL_POINTER);
+  if (extent(g.M, g.K, g.lda) < 0 || extent(g.K, g.N, g.ldb) < 0 || extent(g.M, g.N, g.ldc) < 0)
+    return STRATA_C(SIZE_OVERFLOW);
+  if (!cpu_supported()) return STRATA_C(UNSUPPORTED_CPU);
+  return STRATA_C(OK);
+}
+
+// A per-thread workspace that grows and is kept, so that repeated calls do not pay for allocation and page faults.
+void* cached_workspace(size_t bytes) {
+  struct Buffer {
+    void* data = nullptr;
+    size_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffer;
+  if (buffer.size < bytes) {
+    void* grown = std::malloc(bytes);
+    if (grown == nullptr) return nullptr;
+    std::free(buffer.data);
+    buffer.data = grown;
+    buffer.size = bytes;
+  }
+  return buffer.data;
+}
+
+// When the last call that wanted several threads ended (steady clock, ns; 0: none yet).
+std::atomic<int64_t> g_last_parallel_end_ns{0};
+
+// A plan on several threads counts on workers that start at once. When the internal pool's workers are asleep (or
+// not started yet), waking them costs the caller the pool's measured waking time. If the plan's best one-thread
+// alternative is slower than the plan by less than that, the call runs alone and lets them sleep, unless calls that
+// want threads come back to back (the last ended less than the pool's spin time ago): then this call wakes them, and
+// the calls after it find them spinning. A host's parallel_for is taken as ready: its threads are not ours to
+// inspect.
+Plan ready_plan(Plan plan) {
+  if (plan.threads <= 1 || g_host_parallel_for.load() != nullptr) return plan;
+  const ThreadPool& pool = ThreadPool::instance();
+  if (pool.awake(plan.threads - 1) || plan.alone.seconds > plan.seconds + pool.wake_seconds()) return plan;
+  const int64_t last = g_last_parallel_end_ns.load(std::memory_order_relaxed);
+  if (last != 0 && static_cast<double>(steady_ns() - last) * 1e-9 < ThreadPool::kSpinSeconds) return plan;
+  return alone_plan(plan);
+}
+
+STRATA_X(status)
+run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, bool caller_workspace) {
+  const STRATA_X(status) status = check(g);
+  if (status != STRATA_C(OK)) return status;
+  if (g.M == 0 || g.N == 0) return STRATA_C(OK);
+  if (g.K == 0 || g.alpha == 0.0f) {
+    scale_c(g);
+    return STRATA_C(OK);
+  }
+  // Used only before the call runs anything (see choose_plan).
+  const Plan& wanted = choose_plan(g.M, g.N, g.K, current_threads(), forced);
+  // A caller's workspace must hold what workspace_size() promised, whichever of the two plans runs.
+  if (caller_workspace) {
+    const size_t promised = call_workspace_bytes(wanted, g.M, g.N, g.K);
+    if (promised > 0 && (workspace == nullptr || workspace_size < promised)) return STRATA_C(WORKSPACE_TOO_SMALL);
+  }
+  // A call that is one register tile of its plan's kernel on one thread runs it at once: the thread decision and the
+  // path's set-up that follow were a quarter of such a call (tools/ab.sh, one thread of an Emerald Rapids Xeon:
+  // 1x1x1 1.34x faster, 3x3x3 1.27-1.30x, 7x7x7 1.18-1.31x, 3x7x33 1.21x, 13x13x13 1.10x).
+  if (wanted.threads == 1 && !wanted.packed && one_tile(g.M, g.N, g.K, kKernels[wanted.kernel])) {
+    direct_single_tile(g, kKernels[wanted.kernel]);
+    return STRATA_C(OK);
+  }
+  const Plan plan = ready_plan(wanted);
+  // Stamps the end of a call that wanted threads, for ready_plan's next decision.
+  struct EndStamp {
+    bool parallel;
+    ~EndStamp() {
+      if (parallel) g_last_parallel_end_ns.store(steady_ns(), std::memory_order_relaxed);
+    }
+  } end_stamp{wanted.threads > 1};
+  const bool split = !plan.packed && split_k(g.M, g.N, g.K, kKernels[plan.kernel], plan.threads);
+  if (!plan.packed && !split) {
+    run_direct(g, plan);
+    return STRATA_C(OK);
+  }
+  if (!caller_workspace) {
+    workspace = cached_workspace(workspace_bytes(plan, g.M, g.N, g.K));
+    if (workspace == nullptr) return STRATA_C(OUT_OF_MEMORY);
+  }
+  if (split)
+    run_split_k(g, kKernels[plan.kernel], plan.threads, workspace);
+  else
+    run_packed(g, plan, workspace);
+  return STRATA_C(OK);
+}
+
+// A call, with nothing thrown out of it: the header promises that no entry point throws. The pool makes do with the
+// threads it gets; what else could throw (an allocation in the standard library, a mutex the system refuses, a
+// host's parallel_for) becomes a status.
+STRATA_X(status)
+execute(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, bool caller_workspace) noexcept {
+  try {
+    return run_call(g, forced, workspace, workspace_size, caller_workspace);
+  } catch (const std::bad_alloc&) {
+    return STRATA_C(OUT_OF_MEMORY);
+  } catch (...) {
+    return STRATA_C(SYSTEM_ERROR);
+  }
+}
+
+// ran_at_once's direct_all, out of line, so that its Gemm on the stack and the registers it saves are no cost to a
+// one-tile call.
+__attribute__((noinline)) void direct_at_once(int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                                              int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                                              int64_t ldc, int32_t kernel) {
+  direct_all(Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc}, kKernels[kernel], true);
+}
+
+// A call that the calling thread's last plan answers and runs in place on one thread (PlanCache::Entry::at_once), run
+// at once: false, having done nothing, for any other call, which execute() then takes. The entry vouches for the CPU
+// and that M, N and K are positive; the rest of plainly_valid() is checked here, and alpha = 0, which execute() runs
+// as a scaling of C. execute()'s checks and set-up were about 4 ns of a one-tile call and 8-12 ns of other direct
+// ones. Medians of interleaved rounds, one thread of an AMD Zen 4, against execute() for all but one-tile calls:
+// 1x64x7 1.24x faster, 17x64x3 1.09x, 3x100x13 1.05x, 64x31x1 1.05x; one-tile calls 1.08-1.18x faster again than
+// with the check of `single` behind that of at_once, which had cost them 4-9% (1x1x1, 3x3x3, 7x7x7).
+inline bool ran_at_once(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
+                        int64_t ldb, float beta, float* C, int64_t ldc, int32_t forced) {
+  const PlanCache::Entry& front = t_plans.front;
+  const auto valid = [&] {
+    const uint64_t ld_bits = static_cast<uint64_t>(lda) | static_cast<uint64_t>(ldb) | static_cast<uint64_t>(ldc);
+    return ld_bits < (uint64_t{1} << 30) && lda >= K && ldb >= N && ldc >= N && A != nullptr && B != nullptr &&
+           C != nullptr && alpha != 0.0f;
+  };
+  // The one-tile calls first, with nothing else on their way: they are the shortest.
+  if (front.single != nullptr) {
+    if (!front.matches(M, N, K, current_threads(), forced) || !valid()) return false;
+    TileArgs args{K, A, lda, B, ldb, C, ldc, alpha, beta, M, static_cast<int32_t>(N)};
+    args.fetch_a_ahead = front.single_fetch_a;
+    front.single(args);
+    return true;
+  }
+  if (!front.at_once || !front.matches(M, N, K, current_threads(), forced) || !valid()) return false;
+  direct_at_once(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, front.plan.kernel);
+  return true;
+}
+
+void fill_plan(const Plan& p, STRATA_X(plan_t) * out) {
+  const Kernel& k = kKernels[p.kernel];
+  *out = STRATA_X(plan_t){p.kernel, k.mr, k.nr, k.ku, k.m1, k.n1, k.k1, p.threads, p.packed ? 1 : 0, p.seconds};
+}
+
+}  // namespace
+}  // namespace STRATA_PACKAGE_INTERNAL
+
+using namespace STRATA_PACKAGE_INTERNAL;
+
+extern "C" {
+
+const char* STRATA_X(status_string)(STRATA_X(status) status) {
+  switch (status) {
+    case STRATA_C(OK): return "ok";
+    case STRATA_C(INVALID_SIZE): return "M, N or K is negative";
+    case STRATA_C(INVALID_LEADING_DIM): return "a leading dimension is smaller than its row length";
+    case STRATA_C(NULL_POINTER): return "A, B or C is null but the call needs it";
+    case STRATA_C(SIZE_OVERFLOW): return "a matrix extent overflows 64-bit indexing";
+    case STRATA_C(INVALID_KERNEL): return "kernel id out of range";
+    case STRATA_C(INVALID_ARGUMENT): return "invalid argument";
+    case STRATA_C(WORKSPACE_TOO_SMALL): return "workspace smaller than " STRATA_NAME_STRING "_workspace_size()";
+    case STRATA_C(OUT_OF_MEMORY): return "out of memory";
+    case STRATA_C(UNSUPPORTED_CPU): return "this CPU lacks " STRATA_ISA_NAME;
+    case STRATA_C(SYSTEM_ERROR): return "the system refused a resource the call needed";
+  }
+  return "unknown status";
+}
+
+STRATA_X(status)
+STRATA_GEMM(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B, int64_t ldb,
+            float beta, float* C, int64_t ldc) {
+  if (ran_at_once(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, -1)) return STRATA_C(OK);
+  return execute(Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc}, -1, nullptr, 0, false);
+}
+
+STRATA_X(status)
+STRATA_X(with_kernel)
+(int32_t kernel_id, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
+ int64_t ldb, float beta, float* C, int64_t ldc) {
+  if (kernel_id < 0 || kernel_id >= kKernelCount) return STRATA_C(INVALID_KERNEL);
+  if (ran_at_once(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, kernel_id)) return STRATA_C(OK);
+  return execute(Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc}, kernel_id, nullptr, 0, false);
+}
+
+STRATA_X(status)
+STRATA_X(with_workspace)
+(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
+ float* C, int64_t ldc, void* workspace, size_t workspace_bytes) {
+  return execute(Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc}, -1, workspace, workspace_bytes, true);
+}
+
+size_t STRATA_X(workspace_size)(int64_t M, int64_t N, int64_t K) {
+  if (M <= 0 || N <= 0 || K <= 0) return 0;
+  return call_workspace_bytes(choose_plan(M, N, K, current_threads(), -1), M, N, K);
+}
+
+STRATA_X(status) STRATA_X(plan)(int64_t M, int64_t N, int64_t K, STRATA_X(plan_t) * plan) {
+  if (plan == nullptr) return STRATA_C(INVALID_ARGUMENT);
+  if (const STRATA_X(status) s = plannable(M, N, K); s != STRATA_C(OK)) return s;
+  fill_plan(choose_plan(M, N, K, current_threads(), -1), plan);
+  return STRATA_C(OK);
+}
+
+STRATA_X(status) STRATA_X(kernel_plan)(int32_t kernel_id, int64_t M, int64_t N, int64_t K, STRATA_X(plan_t) * plan) {
+  if (plan == nullptr) return STRATA_C(INVALID_ARGUMENT);
+  if (kernel_id < 0 || kernel_id >= kKernelCount) return STRATA_C(INVALID_KERNEL);
+  if (const STRATA_X(status) s = plannable(M, N, K); s != STRATA_C(OK)) return s;
+  fill_plan(choose_plan(M, N, K, current_threads(), kernel_id), plan);
+  return STRATA_C(OK);
+}
+
+int32_t STRATA_X(kernel_count)(void) { return kKernelCount; }
+
+STRATA_X(status) STRATA_X(set_num_threads)(int32_t threads) {
+  if (threads < 1) return STRATA_C(INVALID_ARGUMENT);
+  g_threads.store(std::min(threads, kMaxThreads));
+  return STRATA_C(OK);
+}
+
+int32_t STRATA_X(get_num_threads)(void) { return current_threads(); }
+
+STRATA_X(status) STRATA_X(set_parallel_for)(STRATA_X(parallel_for_fn) parallel_for, void* host_context) {
+  try {
+    std::lock_guard<std::mutex> lock(g_host_mutex);
+    g_host_fn = parallel_for;
+    g_host_context = host_context;
+    g_host_parallel_for.store(parallel_for);
+  } catch (...) {  // the system refused the mutex: nothing changed
+    return STRATA_C(SYSTEM_ERROR);
+  }
+  return STRATA_C(OK);
+}
+
+void STRATA_X(parallel_for)(void* host_context, int64_t count, STRATA_X(task_fn) task, void* task_context) {
+  (void)host_context;
+  if (count <= 0 || task == nullptr) return;
+  try {
+    ThreadPool::instance().run(count, task, task_context);
+  } catch (...) {
+    // The pool throws only before any task has run (a mutex the system refused): the calling thread runs them all.
+    for (int64_t i = 0; i < count; ++i) task(task_context, i);
+  }
+}
+
+const char* STRATA_X(version)(void) { return STRATA_C(VERSION_STRING); }
+
+const char* STRATA_X(provenance)(void) { return kProvenance; }
+
+}  // extern "C"

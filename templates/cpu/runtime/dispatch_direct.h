@@ -1,0 +1,328 @@
+// Part of the dispatcher (see dispatch_rules.h): a call's operands, its workspace, and the paths that run A and B
+// in place (direct tiles, row streams, wide rows, split K).
+#ifndef STRATA_DISPATCH_DIRECT_H_
+#define STRATA_DISPATCH_DIRECT_H_
+
+namespace STRATA_PACKAGE_INTERNAL {
+namespace {
+
+// ---- The call ----------------------------------------------------------------------------------------------------
+
+struct Gemm {
+  int64_t M, N, K;
+  float alpha, beta;
+  const float* A;
+  int64_t lda;
+  const float* B;
+  int64_t ldb;
+  float* C;
+  int64_t ldc;
+};
+
+// A single row of tiles over a streamed B (M <= MR, B not cached) is split along K instead of N when C is small: each
+// thread then streams whole rows of B, a contiguous run of memory, into a private copy of C, and the copies are
+// summed at the end. Split along N, each thread read a narrow band of every row of B, a page or more apart, and two
+// threads were slower than one (1x4096x25088 on the Xeon the examples were profiled on: 53 ms against 41 alone; split
+// along K, 23 ms). Up to kSplitKBytes per copy, so that the copies stay in the second-level cache.
+constexpr int64_t kSplitKBytes = int64_t{256} << 10;
+
+bool split_k(int64_t M, int64_t N, int64_t K, const Kernel& k, int32_t threads) {
+  return threads > 1 && M <= k.mr && matrix_bytes(K, N) > kDirectBytes && matrix_bytes(M, N) <= kSplitKBytes &&
+         K >= 2 * k.k1;
+}
+
+// The private copies of C, M x N each (rows N apart), one per task, 64-byte aligned.
+int64_t split_k_floats(int64_t M, int64_t N) { return round_up(M * N, kAlign / static_cast<int64_t>(sizeof(float))); }
+
+// The B slots of every thread of a packed plan: enough for its largest block of C.
+int64_t plan_b_slots(const Plan& plan, int64_t M, int64_t N, int64_t K) {
+  const Kernel& k = kKernels[plan.kernel];
+  const int64_t rows = largest_share(M, k.mr, plan.row_shares);
+  return b_slots(k, rows, largest_share(N, k.nr, plan.threads / plan.row_shares), K);
+}
+
+size_t workspace_bytes(const Plan& plan, int64_t M, int64_t N, int64_t K) {
+  const Kernel& k = kKernels[plan.kernel];
+  int64_t floats = 0;
+  if (plan.packed)
+    floats = plan.threads * thread_floats(k, plan_b_slots(plan, M, N, K));
+  else if (split_k(M, N, K, k, plan.threads))
+    floats = plan.threads * split_k_floats(M, N);
+  return floats == 0 ? 0 : static_cast<size_t>(floats) * sizeof(float) + kAlign;
+}
+
+// A plan's best one-thread alternative (see ready_plan).
+Plan alone_plan(const Plan& plan) {
+  return Plan{plan.alone.kernel, 1, plan.alone.packed, plan.alone.seconds, 1, plan.alone};
+}
+
+// What a call of this plan may need: either the plan itself or, when it finds the pool asleep, its alternative.
+size_t call_workspace_bytes(const Plan& plan, int64_t M, int64_t N, int64_t K) {
+  return std::max(workspace_bytes(plan, M, N, K), workspace_bytes(alone_plan(plan), M, N, K));
+}
+
+// C = beta * C, used for K = 0 and alpha = 0; beta = 0 writes zeros without reading C.
+void scale_c(const Gemm& g) {
+  for (int64_t i = 0; i < g.M; ++i) {
+    float* row = g.C + i * g.ldc;
+    if (g.beta == 0.0f)
+      std::fill(row, row + g.N, 0.0f);
+    else if (g.beta != 1.0f)
+      for (int64_t j = 0; j < g.N; ++j) row[j] *= g.beta;
+  }
+}
+
+// Direct path: micro-tiles over the whole of C, taken by the threads in chunks of consecutive tiles.
+struct DirectJob {
+  const Gemm* g;
+  const Kernel* k;
+  int64_t tiles, tiles_m;        // C's register tiles, and how many make a column of them
+  int64_t chunk;                 // tiles taken at a time
+  std::atomic<int64_t> next{0};  // the first tile no thread has taken yet
+};
+
+// Each thread of a direct call takes chunks of tiles as it goes, about this many per thread, rather than a fixed
+// share: a worker woken from sleep may start late and, in a virtual machine, run slowly for a while (on the 2-vCPU VM
+// the examples were profiled on, a just-woken worker took 3x as long as the caller for its half of 19717x41x16), and
+// with fixed shares the caller waited for it, slower than alone. A chunk is a run of whole tiles, so that each tile
+// still runs every k slice itself.
+constexpr int64_t kChunksPerThread = 8;
+
+// Whether a direct call's A comes from beyond the direct cache: then the first strip of each row block, which reads
+// its rows of A from there (the block's later strips find them in the tile cache), has its tiles fetch A ahead
+// (TileArgs::fetch_a_ahead, see the kernels' prefetch_a_rows). Where A is cached the fetches only cost time.
+bool a_from_beyond(const Gemm& g) { return matrix_bytes(g.M, g.K) > kStreamABytes; }
+
+// Whether a direct call's C is larger than the direct cache: then its tiles, however shallow, ask for their rows of C
+// before their k loops (TileArgs::c_from_beyond; see the kernels' tile_body).
+bool c_from_beyond(const Gemm& g) { return matrix_bytes(g.M, g.N) > kStreamABytes; }
+
+// A tile's arguments for a loop over a call's tiles, made once before it: C's stride and alpha, the rest zero for the
+// loop to fill in. Made afresh for each tile, GCC cleared each with a `rep stos` before writing its fields, and the
+// kernel's loads of them, which cannot be forwarded from a string store, waited for it to reach the cache: 4% of
+// 1000x3072x768's packed call was spent there (perf, one thread of the Intel Xeon VM the figures below come from).
+TileArgs tile_args_of(const Gemm& g) {
+  return TileArgs{0, nullptr, 0, nullptr, 0, nullptr, g.ldc, g.alpha, 1.0f, 0, 0};
+}
+
+// What a direct call's strips are told about where A, B and C come from (TileArgs' fetch flags), worked out once per
+// call (see a_from_beyond, direct_b_ahead and c_from_beyond).
+struct DirectFetches {
+  bool a_beyond, b_ahead, c_beyond;
+  DirectFetches(const Gemm& g, const Kernel& k)
+      : a_beyond(a_from_beyond(g)), b_ahead(direct_b_ahead(k, g.M, g.N, g.K, g.ldb)), c_beyond(c_from_beyond(g)) {}
+  // The flags of the strip at row i and column j of C, whose other arguments are filled in.
+  void mark(const Gemm& g, int64_t i, int64_t j, TileArgs* args) const {
+    args->fetch_a_ahead = a_beyond && j == 0;
+    args->a_continues = i + args->rows < g.M;
+    args->c_from_beyond = c_beyond;
+    args->fetch_b_ahead = b_ahead;
+  }
+};
+
+// The micro-tiles [begin, end) of C, in k slices of direct_depth(). C's rows of tiles are cut into blocks of
+// direct_block_rows(); the tiles are numbered block by block, and column-major (a column strip of the block after
+// another) within one. The tiles of a range that lie in one strip of a block are one call of the kernel.
+void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, int64_t tiles_m) {
+  const int64_t slice = direct_depth(k, g.M, g.N, g.K, g.ldb), strips = (g.N + k.nr - 1) / k.nr;
+  const DirectFetches fetches(g, k);
+  TileArgs args = tile_args_of(g);
+  args.lda = g.lda;
+  args.ldb = g.ldb;
+  for (int64_t p = 0; p < g.K; p += slice) {
+    const int64_t depth = std::min<int64_t>(slice, g.K - p);
+    const float beta = p == 0 ? g.beta : 1.0f;
+    // All of M may end in a short tile.
+    const int64_t block_tiles = (direct_block_rows(k, g.M, g.N, depth) + k.mr - 1) / k.mr;
+    const int64_t per_block = block_tiles * strips;  // tiles in every block but the last
+    for (int64_t t = begin; t < end;) {
+      const int64_t block = t / per_block, in_block = t - block * per_block;
+      const int64_t block_height = std::min(block_tiles, tiles_m - block * block_tiles);  // rows of tiles
+      const int64_t j = in_block / block_height * k.nr, row = block * block_tiles + in_block % block_height;
+      const int64_t count = std::min(end - t, block * block_tiles + block_height - row);  // tiles in this strip
+      const int64_t i = row * k.mr;
+      args.k = depth;
+      args.a = g.A + i * g.lda + p;
+      args.b = g.B + p * g.ldb + j;
+      args.c = g.C + i * g.ldc + j;
+      args.beta = beta;
+      args.rows = std::min(count * k.mr, g.M - i);
+      args.cols = static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j));
+      fetches.mark(g, i, j, &args);
+      k.direct(args);
+      t += count;
+    }
+  }
+}
+
+// Whether a direct call whose B is too wide for the registers runs in held strips (see held_strips in the kernels):
+// where a column strip of B fits in them at this depth (held_width), with rows enough for the FMA chains, and A and C
+// stay in the direct cache: each strip reads all of A again and writes a strip's width of every row of C (the kernels
+// see those two as TileArgs::fetch_a_ahead and c_from_beyond).
+bool held_strips_pay(int64_t M, int64_t N, int64_t K) {
+  return held_strips_have_rows(M, K) && matrix_bytes(M, K) <= kStreamABytes && matrix_bytes(M, N) <= kStreamABytes;
+}
+
+// Whether a direct call runs each row of C across its whole width at once (see the kernels' rows_whole): C at most
+// kWideVectors vectors wide, k at most kChains steps per vector (each of a row's accumulators is a chain of k FMAs,
+// and a row of few vectors over a deeper k waited on them: 13x13x13 0.84x), and at most kWideFmas vector FMAs in
+// all, where the strips' and tiles' calls around them were the larger part of the call. Medians of interleaved
+// rounds on an AMD Zen 4, one thread, against tiles: 13x33x1 1.35x faster, 1x64x7 1.44x, 17x64x3 1.19x, 17x31x1
+// 1.14x, 3x100x13 1.07x, 31x33x3 1.05x, 64x31x1 1.04x; with more FMAs the tiles' shared loads of B won (64x33x3,
+// 594 FMAs: 0.86x; 100x17x3 0.80x; 100x33x2 0.96x); 31x33x3, 279 FMAs, 0.84-0.99x. On the AVX2 descriptor's kernels:
+// 1x64x7 2.3x, 13x33x1 1.31x, 17x31x1 1.25x, 64x31x1 1.11x. Only on one thread (direct_all), and direct_work still
+// prices such a call as strips of tiles: every kernel runs it alike, and such calls are too small for a second
+// thread. So does a C larger than the outer cache, however many FMAs: it is then written to memory row after row,
+// each row's lines whole, where strips of tiles wrote every row of a row block a strip's width at a time (one thread
+// of that Zen 4: 169343x121x16 1.11-1.12x faster, 169343x64x16 1.06x; with C in the outer cache the tiles won,
+// 19717x121x16 0.91x, 2708x64x16 0.62x). Ahead of all that: where all of B fits in the vector registers (b_held), the
+// kernels hold it there (see rows_held) and a row costs its FMAs and its stores, whatever M: no tiles' loads of B to
+// share, and no edge strip; where only a column strip of B fits, they hold one strip at a time (see held_strips_pay).
+// Not for a single column, which the kernels' direct path runs along k (see dot_rows), a row in a few FMAs and one
+// horizontal sum, where here it took K FMAs (33x1x13: 1.8x slower), nor for the few columns it runs along m (see
+// along_m_pays: 2708x2x16 1.6x slower, 1000x3x16 1.35x). B held against the tiles or rows_whole, one thread of that
+// Zen 4 (the package alone, then tools/bench's harness against oneDNN): 31x33x3 1.79x faster, 100x33x3 1.74x,
+// 17x64x3 1.62x, 13x33x1 1.19x, 64x31x1 and 17x31x1 within noise; 169343x16x16 1.03-1.12 -> 1.37-1.45.
+constexpr int64_t kWideFmas = 320;
+bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
+  const int64_t vectors = strata_model::ceil_div(N, kVectorFloats);
+  if (N > 1 && !goes_along_m(M, N, K, kVectorFloats) && (b_held(vectors, K) || held_strips_pay(M, N, K))) return true;
+  const bool c_from_memory = matrix_bytes(M, N) > kOuterBytes;
+  return vectors <= kWideVectors && K <= kChains * vectors && (M * vectors * K <= kWideFmas || c_from_memory);
+}
+
+// Columns [j, j + cols) of a row-streams call.
+void row_streams_of(const Gemm& g, const Kernel& k, int64_t j, int64_t cols) {
+  TileArgs args{g.K, g.A, g.lda, g.B + j, g.ldb, g.C + j, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(cols)};
+  args.b_rows_collide = rows_share_a_set(g.ldb) && matrix_bytes(g.K, g.N) <= kOuterBytes;
+  k.row_streams(args);
+}
+
+// A row-streams call on several threads: each takes an even share of C's columns, in whole vectors.
+struct RowStreamsJob {
+  const Gemm* g;
+  const Kernel* k;
+  int64_t shares;
+};
+
+void row_streams_task(void* context, int64_t index) {
+  const RowStreamsJob& job = *static_cast<const RowStreamsJob*>(context);
+  const int64_t j = share_start(job.g->N, kVectorFloats, index, job.shares);
+  const int64_t end = share_start(job.g->N, kVectorFloats, index + 1, job.shares);
+  if (end > j) row_streams_of(*job.g, *job.k, j, end - j);
+}
+
+void run_streamed(const Gemm& g, const Kernel& k, float* a, int64_t a_floats);  // see the packed path
+
+// All of C, on the calling thread, alone or as one of a split-K call's tasks: in row streams or whole rows where
+// those pay (see row_streams_pay and wide_rows_pay), over a streamed B where that pays (see direct_streams_b), else
+// each column of tiles of a row block is one strip. No tile counts, and no divisions to get them: on the small
+// problems this path serves, a division is a visible share.
+void direct_all(const Gemm& g, const Kernel& k, bool alone) {
+  if (row_streams_pay(k, g.M, g.N, g.K, alone)) {
+    row_streams_of(g, k, 0, g.N);
+    return;
+  }
+  if (wide_rows_pay(g.M, g.N, g.K)) {
+    TileArgs args{g.K, g.A, g.lda, g.B, g.ldb, g.C, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(g.N)};
+    args.fetch_a_ahead = a_from_beyond(g);
+    args.c_from_beyond = c_from_beyond(g);
+    k.wide_rows(args);
+    return;
+  }
+  if (direct_streams_b(k, g.M, g.N, g.K, g.ldb)) {
+    alignas(kAlign) float a[kStreamedAFloats];
+    run_streamed(g, k, a, kStreamedAFloats);
+    return;
+  }
+  const int64_t slice = direct_depth(k, g.M, g.N, g.K, g.ldb);
+  const DirectFetches fetches(g, k);
+  TileArgs args = tile_args_of(g);
+  args.lda = g.lda;
+  args.ldb = g.ldb;
+  for (int64_t p = 0; p < g.K; p += slice) {
+    const int64_t depth = std::min<int64_t>(slice, g.K - p);
+    const float beta = p == 0 ? g.beta : 1.0f;
+    const int64_t block_rows = direct_block_rows(k, g.M, g.N, depth);
+    for (int64_t i = 0; i < g.M; i += block_rows)
+      for (int64_t j = 0; j < g.N; j += k.nr) {
+        args.k = depth;
+        args.a = g.A + i * g.lda + p;
+        args.b = g.B + p * g.ldb + j;
+        args.c = g.C + i * g.ldc + j;
+        args.beta = beta;
+        args.rows = std::min(block_rows, g.M - i);
+        args.cols = static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j));
+        fetches.mark(g, i, j, &args);
+        k.direct(args);
+      }
+  }
+}
+
+// direct_all's one strip for a single-tile call (see one_tile).
+void direct_single_tile(const Gemm& g, const Kernel& k) {
+  TileArgs args{g.K, g.A, g.lda, g.B, g.ldb, g.C, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(g.N)};
+  args.fetch_a_ahead = a_from_beyond(g);
+  k.direct(args);
+}
+
+void direct_task(void* context, int64_t) {
+  DirectJob& job = *static_cast<DirectJob*>(context);
+  for (;;) {
+    const int64_t begin = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
+    if (begin >= job.tiles) return;
+    direct_tiles(*job.g, *job.k, begin, std::min(job.tiles, begin + job.chunk), job.tiles_m);
+  }
+}
+
+struct SplitKJob {
+  const Gemm* g;
+  const Kernel* k;
+  float* copies;                   // split_k_floats() per task
+  int64_t chunk;                   // rows of K taken at a time
+  std::atomic<int64_t> next{0};    // the first row of K no task has taken yet
+  bool written[kMaxThreads] = {};  // the task's copy holds a sum (a task may find no rows left)
+};
+
+void split_k_task(void* context, int64_t index) {
+  SplitKJob& job = *static_cast<SplitKJob*>(context);
+  const Gemm& g = *job.g;
+  Gemm part = g;
+  part.C = job.copies + index * split_k_floats(g.M, g.N);
+  part.ldc = g.N;
+  for (;;) {
+    const int64_t p = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
+    if (p >= g.K) return;
+    part.K = std::min(job.chunk, g.K - p);
+    part.A = g.A + p;
+    part.B = g.B + p * g.ldb;
+    part.beta = job.written[index] ? 1.0f : 0.0f;
+    direct_all(part, *job.k, false);
+    job.written[index] = true;
+  }
+}
+
+void run_split_k(const Gemm& g, const Kernel& k, int32_t threads, void* workspace) {
+  const uintptr_t base = reinterpret_cast<uintptr_t>(workspace);
+  SplitKJob job{&g, &k, reinterpret_cast<float*>((base + kAlign - 1) / kAlign * kAlign),
+                std::max(k.k1, g.K / (threads * kChunksPerThread))};
+  parallel_for(threads, split_k_task, &job);
+  const int64_t copy_floats = split_k_floats(g.M, g.N);
+  for (int64_t i = 0; i < g.M; ++i) {
+    float* c = g.C + i * g.ldc;
+    if (g.beta == 0.0f)
+      std::fill(c, c + g.N, 0.0f);
+    else if (g.beta != 1.0f)
+      for (int64_t j = 0; j < g.N; ++j) c[j] *= g.beta;
+    for (int32_t t = 0; t < threads; ++t) {
+      if (!job.written[t]) continue;
+      const float* copy = job.copies + t * copy_floats + i * g.N;
+      for (int64_t j = 0; j < g.N; ++j) c[j] += copy[j];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace STRATA_PACKAGE_INTERNAL
+
+#endif  // STRATA_DISPATCH_DIRECT_H_

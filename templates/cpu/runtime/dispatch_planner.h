@@ -1,0 +1,122 @@
+// Part of the dispatcher (see dispatch_rules.h): the planner, which offers every kernel a shape and keeps the
+// cheapest plan, and the per-thread plan cache in front of it.
+#ifndef STRATA_DISPATCH_PLANNER_H_
+#define STRATA_DISPATCH_PLANNER_H_
+
+namespace STRATA_PACKAGE_INTERNAL {
+namespace {
+
+// offer_kernel() for one kernel, with every function it calls inlined (GCC's and Clang's flatten), so that the
+// kernel's tiles, depths and rates are constants there: divisions by them become multiplies, and the branches on
+// them fold. On a 2-vCPU Intel Xeon VM that took cold plans, timed back to back, from 157 to 83 ns (100x100x100, two
+// threads) and from 104 to 72 ns (8x80x1152, one thread).
+#if defined(__GNUC__)
+#define STRATA_FLATTEN __attribute__((flatten))
+#else
+#define STRATA_FLATTEN
+#endif
+template <int32_t kId>
+STRATA_FLATTEN void offer_kernel_of(int64_t M, int64_t N, int64_t K, const ThreadCounts& counts, bool skip_twins,
+                                    Plan* best, Plan::Alone* alone) {
+  offer_kernel(kId, M, N, K, counts, skip_twins, best, alone);
+}
+
+using KernelPlanner = void (*)(int64_t, int64_t, int64_t, const ThreadCounts&, bool, Plan*, Plan::Alone*);
+struct Planners {
+  KernelPlanner of[kKernelCount];
+};
+template <int32_t... kIds>
+constexpr Planners planners(std::integer_sequence<int32_t, kIds...>) {
+  return Planners{{&offer_kernel_of<kIds>...}};
+}
+constexpr Planners kPlanners = planners(std::make_integer_sequence<int32_t, kKernelCount>());
+
+// Remembers the last plans per calling thread: repeated shapes (the common case in a model's layers) skip the
+// model entirely. A copy of the entry that answered last is tried first, inline (see choose_plan).
+struct PlanCache {
+  struct Entry {
+    int64_t m, n, k;
+    int32_t threads, forced;
+    Plan plan;
+    // Whether a call the entry answers skips execute() (see ran_at_once): where the plan runs it in place on one
+    // thread, the CPU runs the kernels and M, N and K are positive and below 2^30 (as plainly_valid() asks). Where
+    // it is one register tile of the plan's kernel, `single` is that kernel's direct strip, which runs it
+    // (single_fetch_a: the strip's TileArgs::fetch_a_ahead, see a_from_beyond); else direct_all runs it.
+    bool at_once;
+    TileFn single;
+    bool single_fetch_a;
+    bool matches(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced_id) const {
+      return m == M && n == N && k == K && threads == max_threads && forced == forced_id;
+    }
+  };
+  static constexpr int kEntries = 16;
+  // The entry that answered last, copied to a fixed place: its fields are then a constant offset from the thread's
+  // storage, one load each, where entries[last] needed the index and the storage's address loaded first (that
+  // chain was a sixth of a 1x1x1 call on an AMD Zen 4).
+  Entry front;
+  Entry entries[kEntries];
+  int used, next;
+};
+// No initialisers: a thread_local that is all zeros at first needs no guard on every access. The front entry, tried
+// first, matches no call while the cache is empty: its thread count is 0, and a call asks for at least 1.
+thread_local PlanCache t_plans;
+
+bool cpu_supported();  // see the argument checks below
+
+const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
+  PlanCache& cache = t_plans;
+  for (int i = 0; i < cache.used; ++i) {
+    const PlanCache::Entry& e = cache.entries[i];
+    if (e.matches(M, N, K, max_threads, forced)) {
+      cache.front = e;
+      return cache.front.plan;
+    }
+  }
+  const ThreadCounts counts = thread_counts(max_threads);
+  const double none = std::numeric_limits<double>::infinity();
+  const int32_t first = forced >= 0 ? forced : 0;
+  // (alone made from the values, not copied from best.alone: the copy's wide load of best's narrow stores stalled on
+  // store forwarding, 5 of a cold plan's 130 ns.)
+  Plan best{first, 1, false, none, 1, {first, false, none}};
+  Plan::Alone alone{first, false, none};
+  kPlanners.of[first](M, N, K, counts, false, &best, &alone);
+  if (forced < 0)
+    for (int32_t id = 1; id < kKernelCount; ++id) kPlanners.of[id](M, N, K, counts, true, &best, &alone);
+  best.alone = alone;
+  if (best.packed && best.threads > 1) best.row_shares = row_shares_for(kKernels[best.kernel], M, N, K, best.threads);
+  // Whether a call the entry answers skips execute(), and how (see PlanCache::Entry).
+  const Kernel& k = kKernels[best.kernel];
+  const int64_t limit = int64_t{1} << 30;
+  bool at_once = false, single_fetch_a = false;
+  TileFn single = nullptr;
+  if (best.threads == 1 && !best.packed && M > 0 && N > 0 && K > 0 && M < limit && N < limit && K < limit &&
+      cpu_supported()) {
+    at_once = true;
+    if (one_tile(M, N, K, k)) {
+      single = k.direct;
+      single_fetch_a = matrix_bytes(M, K) > kStreamABytes;
+    }
+  }
+  // Both copies built from the values, not one copied from the other: the copy's wide loads of the entry's narrow
+  // stores stalled on store forwarding.
+  cache.entries[cache.next] = PlanCache::Entry{M, N, K, max_threads, forced, best, at_once, single, single_fetch_a};
+  cache.front = PlanCache::Entry{M, N, K, max_threads, forced, best, at_once, single, single_fetch_a};
+  cache.next = (cache.next + 1) % PlanCache::kEntries;
+  cache.used = std::min(cache.used + 1, PlanCache::kEntries);
+  return cache.front.plan;
+}
+
+// The plan for a call, as a reference into the calling thread's cache: valid until the thread plans again, so a call
+// must be done with it before it runs anything (a host's parallel_for may run other GEMMs on this thread). A
+// reference rather than a copy: GCC copied the entry out of thread-local storage with `rep movs`, a tenth of a tiny
+// call.
+inline const Plan& choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
+  const PlanCache::Entry& front = t_plans.front;
+  if (front.matches(M, N, K, max_threads, forced)) return front.plan;
+  return choose_plan_slow(M, N, K, max_threads, forced);
+}
+
+}  // namespace
+}  // namespace STRATA_PACKAGE_INTERNAL
+
+#endif  // STRATA_DISPATCH_PLANNER_H_
