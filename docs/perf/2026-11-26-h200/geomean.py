@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Per package and suite: geometric mean of cuBLAS time / Strata time (cublas_ms / strata_ms, which is the bench's
 speedup_vs_cublas column), for the H100 'after' CSVs and the H200 CSVs side by side, and 4096^3 TFLOP/s (the
-'square' row of the default sweep). Run from emitted_examples/gpu_runs: python3 h200/geomean.py"""
+'square' row of the default sweep). Run from docs/perf: python3 2026-11-26-h200/geomean.py"""
 import csv, math, os
 
 PKGS = ['strata_sgemm_h100', 'strata_hgemm_tc_h100', 'strata_sgemm_a100', 'strata_hgemm_tc_a100']
 SUITES = ['default', 'transformer', 'cnn', 'gnn']
-RUNS = [('H100 after', 'h100/after'), ('H200', 'h200')]
+RUNS = [('H100 after', '2026-11-24-h100/after'), ('H200', '2026-11-26-h200')]
 
 def load(path):
     if not os.path.exists(path):
