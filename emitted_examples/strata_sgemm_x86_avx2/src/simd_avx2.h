@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   58d91e95f699a2653ba6c3c5cbfb34e01bc04116bcad894e88ccfc3f90989888  template cpu/runtime/simd_avx2.h
+//   2148830b9475e8d2498be6fad0cf7cf7cb6893fa8672596c440371b31414750d  template cpu/runtime/simd_avx2.h
 
 // The vector layer of the AVX2 and FMA micro-kernels: the vector and mask types, the few operations the kernels
 // (kernel_tile.h, kernel_paths.h) use, and the in-register transpose. Fixed text, copied verbatim into every package
@@ -37,7 +37,8 @@ template <int>
 inline void accumulate(Vec a, Vec b, Vec& c) {
   c = vfma(a, b, c);
 }
-// c + b * a[kLane], for a descriptor whose tiles take A's elements from vector lanes.
+// c + b * a[kLane]: what a lane-broadcast tile multiplies. x86 descriptors broadcast A from memory (the generator
+// refuses lane broadcast for them), so only Strata's own tests of the fixed sources run this.
 template <int kLane>
 inline Vec vfma_lane(Vec c, Vec b, Vec a) {
   return _mm256_fmadd_ps(b, _mm256_permutevar8x32_ps(a, _mm256_set1_epi32(kLane)), c);

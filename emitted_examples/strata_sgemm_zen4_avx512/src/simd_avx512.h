@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   8e700455556cec68baa580ab5cdd0605fa6b01aeed311199f4ab1b46ddcc87d9  template cpu/runtime/simd_avx512.h
+//   261623d843cd40a03b40cfe05af1eebbfba491268f65e9969c917eb8cd4fbedd  template cpu/runtime/simd_avx512.h
 
 // The vector layer of the AVX-512F micro-kernels: the vector and mask types, the few operations the kernels
 // (kernel_tile.h, kernel_paths.h) use, and the in-register transpose. Fixed text, copied verbatim into every package
@@ -49,10 +49,12 @@ inline void accumulate(Vec a, Vec b, Vec& c) {
   else
     c = vfma(a, b, c);
 }
-// c + b * a[kLane], for a descriptor whose tiles take A's elements from vector lanes.
+// c + b * a[kLane]: what a lane-broadcast tile multiplies. x86 descriptors broadcast A from memory (the generator
+// refuses lane broadcast for them), so only Strata's own tests of the fixed sources run this.
 template <int kLane>
 inline Vec vfma_lane(Vec c, Vec b, Vec a) {
-  return _mm512_fmadd_ps(b, _mm512_permutexvar_ps(_mm512_set1_epi32(kLane), a), c);
+  // The zero-masking form: GCC 12's unmasked one starts from _mm512_undefined_ps and trips -Wmaybe-uninitialized.
+  return _mm512_fmadd_ps(b, _mm512_maskz_permutexvar_ps(0xffff, _mm512_set1_epi32(kLane), a), c);
 }
 inline Vec vmul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
 // Only thin tiles add vectors (see thin_tile_body), and a profile kit, which times full tiles, has none.

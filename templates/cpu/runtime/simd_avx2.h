@@ -28,7 +28,8 @@ template <int>
 inline void accumulate(Vec a, Vec b, Vec& c) {
   c = vfma(a, b, c);
 }
-// c + b * a[kLane], for a descriptor whose tiles take A's elements from vector lanes.
+// c + b * a[kLane]: what a lane-broadcast tile multiplies. x86 descriptors broadcast A from memory (the generator
+// refuses lane broadcast for them), so only Strata's own tests of the fixed sources run this.
 template <int kLane>
 inline Vec vfma_lane(Vec c, Vec b, Vec a) {
   return _mm256_fmadd_ps(b, _mm256_permutevar8x32_ps(a, _mm256_set1_epi32(kLane)), c);

@@ -40,10 +40,12 @@ inline void accumulate(Vec a, Vec b, Vec& c) {
   else
     c = vfma(a, b, c);
 }
-// c + b * a[kLane], for a descriptor whose tiles take A's elements from vector lanes.
+// c + b * a[kLane]: what a lane-broadcast tile multiplies. x86 descriptors broadcast A from memory (the generator
+// refuses lane broadcast for them), so only Strata's own tests of the fixed sources run this.
 template <int kLane>
 inline Vec vfma_lane(Vec c, Vec b, Vec a) {
-  return _mm512_fmadd_ps(b, _mm512_permutexvar_ps(_mm512_set1_epi32(kLane), a), c);
+  // The zero-masking form: GCC 12's unmasked one starts from _mm512_undefined_ps and trips -Wmaybe-uninitialized.
+  return _mm512_fmadd_ps(b, _mm512_maskz_permutexvar_ps(0xffff, _mm512_set1_epi32(kLane), a), c);
 }
 inline Vec vmul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
 // Only thin tiles add vectors (see thin_tile_body), and a profile kit, which times full tiles, has none.
