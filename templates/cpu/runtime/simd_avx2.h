@@ -22,8 +22,9 @@ inline Vec vload(const float* p) { return _mm256_loadu_ps(p); }
 inline Vec vbroadcast(const float* p) { return _mm256_broadcast_ss(p); }
 inline Vec vset1(float x) { return _mm256_set1_ps(x); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-// c += a * b, an FMA of a tile's k loop (see the AVX-512 one). The intrinsic: with 16 registers GCC's choices were
-// no worse, and the AVX2 descriptor's tiles on an AVX-512 host ran 0.96-1.03x as fast written into c's register.
+// c += a * b, an FMA of a tile's k loop (see the AVX-512 one). The intrinsic: with 16 registers GCC's choices are no
+// worse than an FMA written into c's register (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md,
+// "accumulate-avx2").
 template <int>
 inline void accumulate(Vec a, Vec b, Vec& c) {
   c = vfma(a, b, c);

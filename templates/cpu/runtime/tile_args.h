@@ -103,9 +103,9 @@ constexpr int64_t held_width(int64_t depth) {
   return fit < kWideVectors ? fit : kWideVectors;
 }
 
-// Whether `rows` rows of C are enough FMA chains for held strips at `depth` (see held_width); fewer were bound by
-// the FMA latency (3x100x13 0.86x, 1x100x13 0.46x against rows_whole). The kernels' wide rows and the dispatcher's
-// held_strips_pay both ask this.
+// Whether `rows` rows of C are enough FMA chains for held strips at `depth` (see held_width); fewer are bound by the
+// FMA latency (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "held-strips-rows"). The kernels' wide
+// rows and the dispatcher's held_strips_pay both ask this.
 constexpr bool held_strips_have_rows(int64_t rows, int64_t depth) { return rows * held_width(depth) >= kChains; }
 
 using TileFn = void (*)(const TileArgs& args);
