@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   9900983739ec19f332bcc9b49ee04bce21ba275dff4af445d78eca6597569275  template cpu/runtime/dispatch.cpp
+//   4d31dc72b90ae89a1bf699827fb649b1a222510e988fed9fcf0c9da06a56bd1f  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -92,8 +92,8 @@ STRATA_X(status) plannable(int64_t M, int64_t N, int64_t K) {
 
 // The usual call in a few instructions: every size and leading dimension in [0, 2^30) (so that no extent can
 // overflow: 2^60 elements of 4 bytes), leading dimensions long enough, all three matrices given, a supported CPU.
-// Anything else takes the full check, which names the first problem (a tiny GEMM is over in 50 ns, and the full
-// check took a quarter of that).
+// Anything else takes the full check, which names the first problem but is a visible share of a tiny GEMM
+// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "plainly-valid").
 bool plainly_valid(const Gemm& g) {
   const uint64_t any_bits = static_cast<uint64_t>(g.M) | static_cast<uint64_t>(g.N) | static_cast<uint64_t>(g.K) |
                             static_cast<uint64_t>(g.lda) | static_cast<uint64_t>(g.ldb) |
@@ -170,8 +170,8 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
     if (promised > 0 && (workspace == nullptr || workspace_size < promised)) return STRATA_C(WORKSPACE_TOO_SMALL);
   }
   // A call that is one register tile of its plan's kernel on one thread runs it at once: the thread decision and the
-  // path's set-up that follow were a quarter of such a call (tools/ab.sh, one thread of an Emerald Rapids Xeon:
-  // 1x1x1 1.34x faster, 3x3x3 1.27-1.30x, 7x7x7 1.18-1.31x, 3x7x33 1.21x, 13x13x13 1.10x).
+  // path's set-up that follow are a large share of such a call (measurements:
+  // docs/perf/2026-11-27-cpu-runtime-evidence.md, "one-tile-call").
   if (wanted.threads == 1 && !wanted.packed && one_tile(g.M, g.N, g.K, kKernels[wanted.kernel])) {
     direct_single_tile(g, kKernels[wanted.kernel]);
     return STRATA_C(OK);
@@ -225,10 +225,9 @@ __attribute__((noinline)) void direct_at_once(int64_t M, int64_t N, int64_t K, f
 // A call that the calling thread's last plan answers and runs in place on one thread (PlanCache::Entry::at_once), run
 // at once: false, having done nothing, for any other call, which execute() then takes. The entry vouches for the CPU
 // and that M, N and K are positive; the rest of plainly_valid() is checked here, and alpha = 0, which execute() runs
-// as a scaling of C. execute()'s checks and set-up were about 4 ns of a one-tile call and 8-12 ns of other direct
-// ones. Medians of interleaved rounds, one thread of an AMD Zen 4, against execute() for all but one-tile calls:
-// 1x64x7 1.24x faster, 17x64x3 1.09x, 3x100x13 1.05x, 64x31x1 1.05x; one-tile calls 1.08-1.18x faster again than
-// with the check of `single` behind that of at_once, which had cost them 4-9% (1x1x1, 3x3x3, 7x7x7).
+// as a scaling of C. execute()'s checks and set-up are a visible share of a direct call, the more so of a one-tile
+// call, whose check of `single` comes before that of at_once (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "at-once").
 inline bool ran_at_once(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
                         int64_t ldb, float beta, float* C, int64_t ldc, int32_t forced) {
   const PlanCache::Entry& front = t_plans.front;

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   fb322ae7635503ca7dcd859ec9d9a375861e26abb3cf0bca97740f32947d3a46  template cpu/runtime/dispatch_blocking.h
+//   f99494ee80b8c5ff2db15a4458edebc9426c86182faa7f23abf8405d61a818e2  template cpu/runtime/dispatch_blocking.h
 
 // Part of the dispatcher (see dispatch_rules.h): workspace sizes, thread shares, and the depths and row blocks of
 // the streamed and direct paths.
@@ -37,12 +37,10 @@ int64_t a_slots(const Kernel& k) {
 }
 
 // A thread whose block of C is more than one level-2 tile tall needs each B block of a k slice once per level-2 row.
-// It keeps all of them, packed once, for the next rows to reuse, when they fit in kBCacheBytes (2048^3 on the 13x32
-// kernel, one thread of an Emerald Rapids Xeon: B was packed 5 times, 5.7% of the call; once, 1.7%, and the call
-// 1.07x faster; 2000x2304x768 1.09x, 512x3072x768 1.11x, on two threads 1.02-1.06x). Kept there, a packed B block
-// is read back from the outer cache one micro-panel at a time, and each micro-panel then serves a whole column of
-// register tiles from the inner one. When they do not fit (or need more than kMaxBSlots), one slot serves, and B is
-// packed per level-2 row.
+// It keeps all of them, packed once, for the next rows to reuse, when they fit in kBCacheBytes (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "b-slots"). Kept there, a packed B block is read back from the outer
+// cache one micro-panel at a time, and each micro-panel then serves a whole column of register tiles from the inner
+// one. When they do not fit (or need more than kMaxBSlots), one slot serves, and B is packed per level-2 row.
 constexpr int64_t kBCacheBytes = int64_t{4} << 20;
 constexpr int64_t kMaxBSlots = 256;
 int64_t b_slots(const Kernel& k, int64_t rows, int64_t cols, int64_t K) {
@@ -59,12 +57,12 @@ int64_t thread_floats(const Kernel& k, int64_t b_slot_count) {
 // ---- Thread shares ---------------------------------------------------------------------------------------------
 //
 // A packed call gives each thread a contiguous block of C, in whole register tiles: C's rows cut into row_shares
-// ranges, its columns into threads / row_shares, and each thread runs the single-thread loops on its block. No
-// packed panel is shared, so no thread ever waits for another. What a grid costs is what it packs twice: threads
-// in one column of blocks each pack A's rows of their own, but all of B's columns of the column, once per level-2
-// row of their own; threads in one row of blocks each pack the same A rows. The plan takes the grid that repacks
-// least. (Cutting every level-2 tile's level-1 tiles among the threads instead, the model's level 2 read
-// literally, made each thread pack all of A whenever a level-2 tile was one level-1 tile tall.)
+// ranges, its columns into threads / row_shares, and each thread runs the single-thread loops on its block. No packed
+// panel is shared, so no thread ever waits for another. What a grid costs is what it packs twice: threads in one
+// column of blocks each pack A's rows of their own, but all of B's columns of the column, once per level-2 row of
+// their own; threads in one row of blocks each pack the same A rows. The plan takes the grid that repacks least.
+// (Cutting every level-2 tile's level-1 tiles among the threads instead, the model's level 2 read literally, would
+// make each thread pack all of A whenever a level-2 tile is one level-1 tile tall.)
 
 // Where share `index` of `count` starts along an extent cut into whole units of `unit` elements.
 int64_t share_start(int64_t extent, int64_t unit, int64_t index, int64_t count) {
@@ -111,20 +109,19 @@ int32_t row_shares_for(const Kernel& k, int64_t M, int64_t N, int64_t K, int32_t
   return best;
 }
 
-// The k slice of a streamed B (see direct_depth). The hardware prefetchers follow streams per 4 KiB page, and only
-// a few dozen pages at once: a slice's rows are read side by side, so it spans at most 16 pages (kStreamBytes), but
-// at least kStreamDepth rows, so that C is read and written once per 16 steps of k at most. On the Xeon the examples
-// were profiled on: 8x4096x4096 1.9x slower with 32-row slices than with 16; 8x256x2304 1.2x faster with 64.
+// The k slice of a streamed B (see direct_depth). The hardware prefetchers follow streams per 4 KiB page, and only a
+// few dozen pages at once: a slice's rows are read side by side, so it spans at most 16 pages (kStreamBytes), but at
+// least kStreamDepth rows, so that C is read and written once per 16 steps of k at most (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "stream-depth").
 constexpr int64_t kStreamDepth = 16;
 constexpr int64_t kStreamBytes = int64_t{64} << 10;
 
-// The depth of the k slices of a call whose B is streamed (see streamed_rows and direct_streams_b, and
-// run_streamed), on a thread's `rows` rows: as deep as its A buffers (`a_floats`) hold A's packed slice for all of
-// them, and as keep that slice and a strip's slice of B within the direct cache's half that kDirectBytes names, which
-// the strip's later tiles read them from, but at most kStreamedK1s times K1: deeper, the slices kept C in registers
-// for longer, but read A's slice and the strip's from further out (one thread of an AMD Zen 4, against K = 3072 in
-// two slices: 24x768x3072 1.03x faster, 43x768x3072 1.03x, 16x768x3072 1.01x, 62-128 rows and 16-64x1000x4096 within
-// 1%); the slices as even as that allows, in whole unrolled steps.
+// The depth of the k slices of a call whose B is streamed (see streamed_rows and direct_streams_b, and run_streamed),
+// on a thread's `rows` rows: as deep as its A buffers (`a_floats`) hold A's packed slice for all of them, and as keep
+// that slice and a strip's slice of B within the direct cache's half that kDirectBytes names, which the strip's later
+// tiles read them from, but at most kStreamedK1s times K1: deeper, the slices keep C in registers for longer, but
+// read A's slice and the strip's from further out (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md,
+// "streamed-depth"); the slices as even as that allows, in whole unrolled steps.
 constexpr int64_t kStreamedK1s = 3;
 int64_t streamed_depth(const Kernel& k, int64_t rows, int64_t K, int64_t a_floats) {
   using strata_model::ceil_div;
@@ -139,17 +136,13 @@ int64_t streamed_depth(const Kernel& k, int64_t rows, int64_t K, int64_t a_float
 // Whether k's tiles of `rows` rows, reading B in place a strip of rows ldb apart at a time (run_streamed, or the deep
 // k slices of direct_b_ahead), outlast the outer cache's latency with the kBRowsAhead k steps they ask for B's rows
 // ahead. A strip's rows lie a page or more apart, so no hardware prefetcher follows them, and every line the tile's
-// own requests do not bring in time stalls its FMAs. On an AMD Zen 4 (L3 at 13.5 ns) every tile does; on a 2-vCPU
-// Intel Xeon VM whose L3, measured at 160 ns and 33 GB/s, is no nearer than its memory, none does (a 4x64 tile's 32
-// k steps last 72 ns).
+// own requests do not bring in time stalls its FMAs. Where the outer cache is near, every tile does; where it is no
+// nearer than memory (as on some virtual machines), none does.
 // Where they do not, a call reads in place at most kDirectBytes of a B whose rows share a set of the tile cache (then
 // the tile cache keeps only as many of a strip's rows as it has ways, and each tile of the strip reads them again
 // from further out), and packs any B beyond kDirectBytes for more than a block of kStreamTiles rows of tiles, which
-// would read B from the outer cache once per block. Medians of interleaved rounds on that Xeon (tools/ab.sh), one
-// thread: 2048^3 1.72x faster, 200x3072x768 3.6x, 43x3072x768 2.8x, 16x3072x768 2.1x, 1000x768x768 1.52x,
-// 512x768x3072 1.44x, 100x768x3072 1.24x, 8x4096x4096 1.21x, 81x768x768 1.20x; two threads 2048^3 1.72x,
-// 200x3072x768 3.5x, 11x3072x768 1.6x. Short blocks over rows that do not share a set still stream: packed,
-// 43x768x768 ran 0.77x, 32x1000x4096 0.85x, 16x768x3072 0.67x.
+// would read B from the outer cache once per block. Short blocks over rows that do not share a set still stream
+// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "outer-keeps-up").
 bool outer_keeps_up(const Kernel& k, int64_t rows) {
   const double ahead_s = kBRowsAhead * 2.0 * static_cast<double>(rows * k.nr) / kMachine.unit_flops;
   return ahead_s >= kMachine.level[kMachine.num_levels - 1].latency_s;
@@ -162,18 +155,14 @@ int64_t streamed_b_bytes(const Kernel& k, int64_t rows, int64_t ldb) {
 // Whether a direct call is a single row of tiles of three rows or more over a B that lives in the outer cache with
 // rows that do not share a set of the tile cache (or of kDeepSharedRows to kShallowRows rows, below): then its k
 // slices are K1 deep (see direct_depth) and every tile asks for B's rows a few steps ahead (TileArgs::fetch_b_ahead),
-// since every tile is the only one in its strip to read them. Against shallow slices, medians of interleaved rounds
-// on an AMD Zen 4, one thread: 5x768x768 1.14-1.15x faster, 5x2304x768 1.03-1.10x, 11x768x768 1.15-1.19x, 8x256x2304
-// 1.03-1.06x; two threads 1.03-1.30x. Up to half of kOuterBytes for any number of rows; up to all of it for at most
-// kShallowRows rows, which would otherwise take shallow slices (see direct_streams_b): 5x768x3072 1.25x faster,
-// 6x768x3072 1.25x, 4x768x3072 1.39x, 3x768x3072 1.26x (taller tiles stream B through packed A there: deep slices
-// made 10x1000x4096 1.09x as long and 11x768x3072 1.12x). Not for one or two rows: their tiles are thin (see the
-// kernels' thin_tile_body), and with the fetches in their loop GCC 12 kept their accumulators in memory (1x768x768
-// 0.78x). Where B's rows share a set, the shallow slices stay for fewer than kDeepSharedRows rows (deep, measured in
-// calls of their own, the rest of the hierarchy cold as in tools/bench's harness: 4x3072x768 1.14-1.21x as long,
-// 3x3072x768 1.35x); from there on deep slices win (5x3072x768 1.02x faster, 6x3072x768 1.20x, 5x1024x1024 1.16x).
-// "Lives in the outer cache" is as far as streamed_b_bytes allows: where the tiles do not outlast its latency, B's
-// rows that share a set of the tile cache take the shallow slices.
+// since every tile is the only one in its strip to read them. Up to half of kOuterBytes for any number of rows; up to
+// all of it for at most kShallowRows rows, which would otherwise take shallow slices (see direct_streams_b; taller
+// tiles stream B through packed A there, where deep slices are slower). Not for one or two rows: their tiles are thin
+// (see the kernels' thin_tile_body), and with the fetches in their loop GCC 12 keeps their accumulators in memory.
+// Where B's rows share a set, the shallow slices stay for fewer than kDeepSharedRows rows; from there on deep slices
+// win. "Lives in the outer cache" is as far as streamed_b_bytes allows: where the tiles do not outlast its latency,
+// B's rows that share a set of the tile cache take the shallow slices (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "direct-b-ahead").
 constexpr int64_t kShallowRows = 6;
 constexpr int64_t kDeepSharedRows = 5;
 bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
@@ -185,21 +174,13 @@ bool direct_b_ahead(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ld
 
 // Whether a direct call of a single row of tiles reads B as a packed call's streamed B (see run_streamed): A's rows
 // packed one k slice at a time into kStreamedAFloats on the stack, then each column strip's tile walks the slice of B
-// in place, fetching its rows ahead, in slices far deeper than direct_depth's shallow ones, which read and wrote C
-// once per 16 steps of k and made a call per strip and slice. Where B is larger than the direct cache and stays in
+// in place, fetching its rows ahead, in slices far deeper than direct_depth's shallow ones, which read and write C
+// once per 16 steps of k and make a call per strip and slice. Where B is larger than the direct cache and stays in
 // the outer cache, the tiles would not run deep slices already (direct_b_ahead), and C has more than kShallowRows
-// rows. In tools/bench's harness, against oneDNN, one thread of an AMD Zen 4 (before -> after): 11x3072x768 0.64-0.68
-// -> 1.02-1.05, 11x768x3072 0.77 -> 0.97, 10x1000x4096 0.83-0.88 -> 1.05-1.15, 9x3072x768 0.97-1.01 -> 1.12-1.19,
-// 9x2048x2048 1.11-1.14 -> 1.42-1.45, 8x3072x768 0.64-0.83 -> 0.88-0.90, 8x1000x4096 0.84-0.89 -> 0.79-1.13 (B of
-// 16 MiB, where other libraries' calls between Strata's evict it), 7x1000x4096 0.91-0.93 -> 1.02-1.05, 7x3072x768
-// 0.84-0.87 -> 0.77-0.89. With at most kShallowRows rows, few FMAs per line of B wait on each row's misses, which the
-// shallow slices, reading each row of B along its length, leave to the hardware prefetchers: 3x3072x768 0.89 ->
-// 0.74, 4x3072x768 0.96-1.00 -> 0.79-0.81, 5x3072x768 0.86-0.87 -> 0.76, 6x3072x768 0.82-0.85 -> 0.77-0.79,
-// 5x1000x4096 0.88-0.91 -> 0.84-0.85 (tools/ab.sh, whose buffers lie differently, had 5x3072x768 1.25-1.60x faster:
-// the shallow slices there ran at half their speed in the harness). A stack buffer of 384 k steps did about as well
-// as all of K (8x3072x768 1.34x against 1.46x in tools/ab.sh, the others within 0.05x). Not with B from memory
-// (8x4096x25088 0.81x, 6x4096x4096 0.74x, 11x4096x4096 1.27x), nor for two rows of tiles (16x256x2304 0.88-0.96x,
-// 16x2304x768 0.96-0.99x).
+// rows. With at most kShallowRows rows, few FMAs per line of B wait on each row's misses, which the shallow slices,
+// reading each row of B along its length, leave to the hardware prefetchers. A stack buffer of 384 k steps does about
+// as well as all of K. Not with B from memory, nor for two rows of tiles (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "direct-streams-b").
 constexpr int64_t kStreamedAFloats = 4096;  // 16 KiB
 bool direct_streams_b(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
   const int64_t b_bytes = matrix_bytes(K, N);
@@ -209,37 +190,32 @@ bool direct_streams_b(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t 
 
 // Whether a direct call of a few rows of C reads B a few whole rows at a time (see the kernels' row_streams) instead
 // of in column strips of tiles: where B is wider than a strip and larger than the direct cache, so that it comes from
-// beyond it either way, and the call runs at the speed it arrives: one or two rows always. Against strips, medians of
-// interleaved rounds on an AMD Zen 4, one thread: 1x256x2304 1.26-1.39x faster, 1x768x768 1.17-1.24x, 1x768x3072
-// 1.15-1.31x, 1x3072x768 1.17-1.40x, 1x4096x4096 1.13-1.15x, 1x4096x25088 1.12x, 2x768x768 1.14-1.17x, 2x3072x768
-// 1.20-1.29x, 1x1024x1024 1.38-1.60x; two threads 1.0-1.7x. Up to kStreamRowsMax rows, on one thread (`alone`), where
-// B comes from memory: 3x4096x4096 1.58x, 4x4096x4096 1.40x, 5x4096x4096 1.18-1.26x, 3x8192x2048 1.69x, 5x1000x8192
-// 1.14x, 4x4096x25088 1.39x; on two threads, each its share of K (see split_k), 0.88-1.02x; with B in the outer cache
-// 0.78-1.28x (5x3072x768 0.78x, 4x3072x768 1.28x) and against the deep slices of direct_b_ahead 0.8-1.0x. The model
-// prices those calls as tiles (direct_work takes `alone` false), which it does for every kernel.
+// beyond it either way, and the call runs at the speed it arrives: one or two rows always; up to kStreamRowsMax rows
+// on one thread (`alone`) where B comes from memory: on two threads, each with its share of K (see split_k), or with
+// B in the outer cache, three to five rows do not pay. The model prices those calls as tiles (direct_work takes
+// `alone` false), which it does for every kernel (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md,
+// "row-streams-pay").
 bool row_streams_pay(const Kernel& k, int64_t M, int64_t N, int64_t K, bool alone) {
   const int64_t b_bytes = matrix_bytes(K, N);
   return (M <= 2 || (alone && M <= kStreamRowsMax && b_bytes > kOuterBytes)) && N > k.nr && b_bytes > kDirectBytes;
 }
 
 // The depth of the direct path's k slices. Every tile of a thread's range runs a slice before the next slice starts,
-// so a slice of B is read from cache by every row of tiles after the first, and C is read and written once per slice.
+// so a slice of B is read from cache by every row of tiles after the first, and C is read and written once per slice
+// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "direct-depth").
 //  - All of B fits in the direct cache: one slice; C is written once.
-//  - A single column of tiles (N <= NR): B is reused by every tile, A is read once. Slices as deep as keep B's
-//    slice in the direct cache, so that each tile reads its rows of A as long streams (169343x16x1433: 1.65x faster
-//    than slices of K1 on the Xeon the examples were profiled on).
-//  - A single row of tiles (M <= MR) of three rows or more (one or two rows read such a B in row streams instead,
-//    see row_streams_pay): B is read once and is too big to stay cached, so it is streamed: shallow slices, so that
-//    a tile reads few rows of B at once and the sweep across N reads each row sequentially (5x2304x768: 2x faster
-//    than slices of K1, 8x4096x4096: 2.9x). C, M rows of N, is then read and written once per slice, from cache.
-//    Slices as deep as L1's ways, where B's rows share a set of it, did well for one- and two-row tiles before row
-//    streams, but lost for taller ones, which use each line of B for more FMAs (5x3072x768 0.88x, 8x4096x4096
-//    0.94x, 3x3072x768 0.72x on an AMD Zen 4). Where B's rows do not share a set, or the tile has kDeepSharedRows
-//    rows or more, and B stays inside the outer cache, the shallow slices cost more than they save: each slice is a
-//    call per strip and a pass over C. There they take slices of K1, each tile fetching B's rows ahead (see
-//    direct_b_ahead). Elsewhere in the outer cache, more than kShallowRows rows on one thread, or in a split-K task,
-//    stream B through packed A instead (see direct_streams_b); the shallow slices serve fewer rows, a B from memory,
-//    and two threads' shares of the tiles.
+//  - A single column of tiles (N <= NR): B is reused by every tile, A is read once. Slices as deep as keep B's slice
+//    in the direct cache, so that each tile reads its rows of A as long streams.
+//  - A single row of tiles (M <= MR) of three rows or more (one or two rows read such a B in row streams instead, see
+//    row_streams_pay): B is read once and is too big to stay cached, so it is streamed: shallow slices, so that a
+//    tile reads few rows of B at once and the sweep across N reads each row sequentially. C, M rows of N, is then
+//    read and written once per slice, from cache. Slices as deep as L1's ways, where B's rows share a set of it, lose
+//    for these tiles, which use each line of B for more FMAs than one- and two-row tiles. Where B's rows do not share
+//    a set, or the tile has kDeepSharedRows rows or more, and B stays inside the outer cache, the shallow slices cost
+//    more than they save: each slice is a call per strip and a pass over C. There they take slices of K1, each tile
+//    fetching B's rows ahead (see direct_b_ahead). Elsewhere in the outer cache, more than kShallowRows rows on one
+//    thread, or in a split-K task, stream B through packed A instead (see direct_streams_b); the shallow slices serve
+//    fewer rows, a B from memory, and two threads' shares of the tiles.
 //    `ldb` is B's row stride; a plan, which has none, takes N.
 int64_t direct_depth(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t ldb) {
   const int64_t b_row_bytes = N * static_cast<int64_t>(sizeof(float));
@@ -253,7 +229,7 @@ int64_t direct_depth(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t l
 // The rows of C a direct k slice of `depth` walks at a time, a whole number of register tiles. All of them when C is
 // a single column strip, or while their A stays in the direct cache from one strip to the next; else as many as half
 // of the tile cache holds, so that every strip after a block's first reads the block's A from there instead of from
-// memory (169343x121x16: 1.5x faster than strips of every row).
+// memory (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "direct-block-rows").
 int64_t direct_block_rows(const Kernel& k, int64_t M, int64_t N, int64_t depth) {
   const int64_t row_bytes = depth * static_cast<int64_t>(sizeof(float));
   if (N <= k.nr || M * row_bytes <= kDirectBytes) return M;

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   96d97ae3712821d2c9ad3d9998e8b4c83e177cfe0650be6b56fbd56e2422d230  template cpu/runtime/dispatch_packed.h
+//   4f66ea722f7b9ff45d9419710c5a798a89162cfa934f910a28624bb15afd5f79  template cpu/runtime/dispatch_packed.h
 
 // Part of the dispatcher (see dispatch_rules.h): the packed path, level-2 and level-1 blocks over packed panels,
 // and the streamed path, which packs A alone.
@@ -17,7 +17,7 @@ namespace {
 // What one of a thread's B or A slots holds, so that a later level-1 tile can reuse it instead of packing it again:
 // the block's origin (row or column, then k) and extent.
 // No initialisers: a thread's buffers hold up to kMaxASlots + kMaxBSlots of them, and packed_task empties only the
-// slots the call uses (constructing all 512 wrote 16 KiB per thread and call).
+// slots the call uses (constructing all 512 would write 16 KiB per thread and call).
 struct PackedBlock {
   int64_t origin, p1, extent, k1;
   bool holds(int64_t o, int64_t p, int64_t e, int64_t k) const {
@@ -48,26 +48,16 @@ struct BlockJob {
 // How a thread whose block of C has `rows` rows reads B: in place instead of packing it, in a call of N x K B (see
 // run_streamed), or not; the rows it streams at a time, a whole number of register tiles, or 0 to pack. A's slices
 // are packed into the thread's whole workspace (`buffer_floats`), B blocks' slots included. Packing copies all of B
-// before the FMAs that use it, and where C has few rows each element copied serves few FMAs: on an AMD Zen 4, pack_b
-// took 16-30% of 16-62 row calls with B in L3. In place, the first register tile of each column strip reads the
-// strip's k slice from the outer cache, fetching its rows ahead (see the kernels' fetch_b_ahead), and the strip's
-// later tiles find it in the inner ones, strided. Medians of interleaved rounds on that Zen 4, one thread:
-// 16x768x3072 1.28-1.34x faster, 16x1000x4096 1.30x, 24x2304x768 1.23x, 24x768x768 1.09-1.11x, 43x2304x768 1.14x,
-// 64x1000x4096 1.11x, 62x768x3072 1.03x, 128x768x3072 1.04x; two threads 1.03-1.6x; with packed blocks cut into even
-// tiles (see row_tiles), 100-128 rows 1.01-1.03x (100x768x3072 1.03x, 128x768x768 1.01-1.02x), but 128x3072x768 0.98x
-// (all with slices of K1, before run_streamed's deeper ones). Always for blocks of up to kStreamTiles rows of tiles.
-// Taller blocks stream B only where it is larger than the direct cache's half that kDirectBytes names, in row blocks
-// for which the workspace holds A's slice at least K1 deep (see streamed_depth; with shallower slices C is read back
-// and written once per slice, and the strided reads of B cost more than the copy saved: 300x768x768 in slices of 48 k
-// steps, 0.93x), and in at most kStreamedRowBlocks of them, each of which reads all of B from the outer cache again.
-// Against packing, one thread of that Zen 4: 196x256x2304 1.09x faster, 160x1000x4096 1.07x, 196x512x4608 1.06x,
-// 200x768x768 1.04x, 256x768x768 1.04x, 150x768x768 1.04x, 200x768x3072 1.04x, 384x768x3072 1.03x, 300x768x768 1.03x,
-// 384x768x768 1.03x, 400x768x768 1.03x, 200x2304x768 1.03x, 256x2304x768 1.03x, 200x3072x768 1.02x; in two row
-// blocks, 512x768x768 1.02x, 512x768x3072 1.02x, 512x2304x768 1.02x; two threads, 512x768x768 1.05x, 512x768x3072
-// 1.03x, 300x2304x768 1.03x. In three row blocks 1000x768x768 gained 0.4-0.8%, in five or six 2000x768x768 and
-// 2000x3072x768 lost 1%. With a smaller B, 256^3 and 264^3 ran 0.99x. And only while B stays in the outer cache: from
-// memory, the strip's short rows, a page apart, get no help from the prefetchers (64x4096x4096: 0.97x).
-// Both bounds on B are streamed_b_bytes', and taller blocks stream only where outer_keeps_up.
+// before the FMAs that use it, and where C has few rows each element copied serves few FMAs. In place, the first
+// register tile of each column strip reads the strip's k slice from the outer cache, fetching its rows ahead (see the
+// kernels' fetch_b_ahead), and the strip's later tiles find it in the inner ones, strided. Always for blocks of up to
+// kStreamTiles rows of tiles. Taller blocks stream B only where it is larger than the direct cache's half that
+// kDirectBytes names, in row blocks for which the workspace holds A's slice at least K1 deep (see streamed_depth;
+// with shallower slices C is read back and written once per slice, and the strided reads of B cost more than the copy
+// saves), and in at most kStreamedRowBlocks of them, each of which reads all of B from the outer cache again. And
+// only while B stays in the outer cache: from memory, the strip's short rows, a page apart, get no help from the
+// prefetchers. Both bounds on B are streamed_b_bytes', and taller blocks stream only where outer_keeps_up
+// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "streamed-rows").
 constexpr int64_t kStreamTiles = 12;
 constexpr int64_t kStreamedRowBlocks = 2;
 int64_t streamed_rows(const Kernel& k, int64_t rows, int64_t N, int64_t K, int64_t buffer_floats) {
@@ -90,8 +80,8 @@ int64_t streamed_rows(const Kernel& k, int64_t rows, int64_t N, int64_t K, int64
 
 // The register tiles down a level-1 block of `rows` rows: as few as the kernel's mr allows, their heights within a
 // row of each other, so that no tile is left with a sliver (24 rows on an 11-row tile: 8, 8 and 8, not 11, 11 and 2).
-// A short tile reads as much of B per k step as a full one for fewer FMAs (24x2304x768, B read in place: the 2-row
-// tile took 17% of the tile time for 8% of the FMAs). Tile t is A's micro-panel t of the packed block.
+// A short tile reads as much of B per k step as a full one for fewer FMAs (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "row-tiles"). Tile t is A's micro-panel t of the packed block.
 struct RowTiles {
   int64_t count, base, taller;  // the first `taller` tiles have base + 1 rows, the others base
   int64_t start(int64_t t) const { return t * base + std::min(t, taller); }
@@ -102,19 +92,20 @@ RowTiles row_tiles(int64_t rows, int64_t mr) {
   return RowTiles{count, rows / count, rows % count};
 }
 
-// Runs one level-2 tile. Its level-1 tiles are walked column by column (m innermost), so that each B block is
-// packed once per k slice and reused by every A block of the column. A block is packed whole, before its tiles: where
-// few rows of tiles use it, the copy (bound by how fast B comes from the outer cache) is a large share of the call
-// (16x768x768: 44%), but packing it a panel at a time, each panel's first tile prefetching the next one's rows in
-// its k loop, left that share as it was on an Emerald Rapids Xeon. The prefetches and the copy's misses share the
-// core's few miss buffers; only the hardware streamer, following the copy's long rows, reaches the cache's bandwidth.
-// Blocks of few rows of tiles do not pack B at all (see streamed_rows and run_streamed).
+// Runs one level-2 tile. Its level-1 tiles are walked column by column (m innermost), so that each B block is packed
+// once per k slice and reused by every A block of the column. A block is packed whole, before its tiles: where few
+// rows of tiles use it, the copy (bound by how fast B comes from the outer cache) is a large share of the call, and
+// packing it a panel at a time, each panel's first tile prefetching the next one's rows in its k loop, does not
+// shrink that share: the prefetches and the copy's misses share the core's few miss buffers; only the hardware
+// streamer, following the copy's long rows, reaches the cache's bandwidth (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "b-block-whole"). Blocks of few rows of tiles do not pack B at all
+// (see streamed_rows and run_streamed).
 void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffers& buffers) {
   const int64_t k_slices = strata_model::ceil_div(job.k2, k.k1);
   // Where the level-2 tile asks for B ahead (job.next_b set), each B block's tiles ask for the block packed after it:
   // the next k slice of their column, the next column's first, or after the last, the next level-2 tile's first
   // (job.next_b); its rows spread evenly over the block's tile calls. (Asked for once per level-2 tile, by all of its
-  // tiles, only the next tile's first block came from L2; the others were packed from memory.)
+  // tiles, only the next tile's first block would come from L2, and the others would be packed from memory.)
   const int64_t block_calls = job.tiles_m * row_tiles(std::min(k.m1, job.m2), k.mr).count *
                               strata_model::ceil_div(std::min(k.n1, job.n2), k.nr);
   TileArgs args = tile_args_of(g);  // (see tile_args_of)
@@ -180,14 +171,9 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
 
 // A thread's block of C over a streamed B: each k slice packs A's rows for it once, then walks C's column strips,
 // each strip's tiles one below the other over the slice of B in place, the first fetching B's rows ahead (see the
-// kernels' fetch_b_ahead). The slices are as deep as streamed_depth allows, not K1 as the level-1 tiles': each is a
-// pass over C (read back, accumulated, written) and restarts the first tile's fetches, whose first rows then wait.
-// K walked whole (up to kDirectBytes of A and B's strip, see streamed_depth) against slices of K1, medians of
-// interleaved rounds on an AMD Zen 4, one thread: 24x3072x768 1.07-1.11x faster, 100x3072x768 1.07-1.09x,
-// 43x3072x768 1.04-1.05x, 16x3072x768 1.03-1.04x, 62x3072x768 1.02-1.03x, 24x2304x768 1.02-1.03x, 128x768x3072
-// 1.03x, 128x768x768 1.01-1.02x, 16x2304x768 0.99x, 16x768x768 0.99-1.0x; two threads 0.98-1.13x. Walking all of
-// 62x768x3072's K (A's slice 0.8 MiB) lost 7%; in three slices it runs as before. The slices are now at most
-// kStreamedK1s times K1 deep as well (see streamed_depth).
+// kernels' fetch_b_ahead). The slices are as deep as streamed_depth allows, at most kStreamedK1s times K1, not K1 as
+// the level-1 tiles': each is a pass over C (read back, accumulated, written) and restarts the first tile's fetches,
+// whose first rows then wait (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "streamed-slices").
 void run_streamed(const Gemm& g, const Kernel& k, float* a, int64_t a_floats) {
   const RowTiles tiles = row_tiles(g.M, k.mr);
   const int64_t depth = streamed_depth(k, g.M, g.K, a_floats);

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   6e75415c28eb8daa4a6be081ce65c23f67dd490dd340e632bbf0c6329701aa60  template cpu/runtime/dispatch_direct.h
+//   9f09860e4ec19e2aba298997b57ae31921cee7bcb046418411b20bdba6ebd3f9  template cpu/runtime/dispatch_direct.h
 
 // Part of the dispatcher (see dispatch_rules.h): a call's operands, its workspace, and the paths that run A and B
 // in place (direct tiles, row streams, wide rows, split K).
@@ -30,9 +30,9 @@ struct Gemm {
 
 // A single row of tiles over a streamed B (M <= MR, B not cached) is split along K instead of N when C is small: each
 // thread then streams whole rows of B, a contiguous run of memory, into a private copy of C, and the copies are
-// summed at the end. Split along N, each thread read a narrow band of every row of B, a page or more apart, and two
-// threads were slower than one (1x4096x25088 on the Xeon the examples were profiled on: 53 ms against 41 alone; split
-// along K, 23 ms). Up to kSplitKBytes per copy, so that the copies stay in the second-level cache.
+// summed at the end. Split along N, each thread reads a narrow band of every row of B, a page or more apart, and two
+// threads are slower than one (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "split-k"). Up to
+// kSplitKBytes per copy, so that the copies stay in the second-level cache.
 constexpr int64_t kSplitKBytes = int64_t{256} << 10;
 
 bool split_k(int64_t M, int64_t N, int64_t K, const Kernel& k, int32_t threads) {
@@ -91,10 +91,9 @@ struct DirectJob {
 };
 
 // Each thread of a direct call takes chunks of tiles as it goes, about this many per thread, rather than a fixed
-// share: a worker woken from sleep may start late and, in a virtual machine, run slowly for a while (on the 2-vCPU VM
-// the examples were profiled on, a just-woken worker took 3x as long as the caller for its half of 19717x41x16), and
-// with fixed shares the caller waited for it, slower than alone. A chunk is a run of whole tiles, so that each tile
-// still runs every k slice itself.
+// share: a worker woken from sleep may start late and, in a virtual machine, run slowly for a while, and with fixed
+// shares the caller waits for it, slower than alone (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md,
+// "direct-chunks"). A chunk is a run of whole tiles, so that each tile still runs every k slice itself.
 constexpr int64_t kChunksPerThread = 8;
 
 // Whether a direct call's A comes from beyond the direct cache: then the first strip of each row block, which reads
@@ -107,9 +106,9 @@ bool a_from_beyond(const Gemm& g) { return matrix_bytes(g.M, g.K) > kStreamAByte
 bool c_from_beyond(const Gemm& g) { return matrix_bytes(g.M, g.N) > kStreamABytes; }
 
 // A tile's arguments for a loop over a call's tiles, made once before it: C's stride and alpha, the rest zero for the
-// loop to fill in. Made afresh for each tile, GCC cleared each with a `rep stos` before writing its fields, and the
-// kernel's loads of them, which cannot be forwarded from a string store, waited for it to reach the cache: 4% of
-// 1000x3072x768's packed call was spent there (perf, one thread of the Intel Xeon VM the figures below come from).
+// loop to fill in. Made afresh for each tile, GCC clears each with a `rep stos` before writing its fields, and the
+// kernel's loads of them, which cannot be forwarded from a string store, wait for it to reach the cache
+// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "tile-args-once").
 TileArgs tile_args_of(const Gemm& g) {
   return TileArgs{0, nullptr, 0, nullptr, 0, nullptr, g.ldc, g.alpha, 1.0f, 0, 0};
 }
@@ -174,24 +173,17 @@ bool held_strips_pay(int64_t M, int64_t N, int64_t K) {
 
 // Whether a direct call runs each row of C across its whole width at once (see the kernels' rows_whole): C at most
 // kWideVectors vectors wide, k at most kChains steps per vector (each of a row's accumulators is a chain of k FMAs,
-// and a row of few vectors over a deeper k waited on them: 13x13x13 0.84x), and at most kWideFmas vector FMAs in
-// all, where the strips' and tiles' calls around them were the larger part of the call. Medians of interleaved
-// rounds on an AMD Zen 4, one thread, against tiles: 13x33x1 1.35x faster, 1x64x7 1.44x, 17x64x3 1.19x, 17x31x1
-// 1.14x, 3x100x13 1.07x, 31x33x3 1.05x, 64x31x1 1.04x; with more FMAs the tiles' shared loads of B won (64x33x3,
-// 594 FMAs: 0.86x; 100x17x3 0.80x; 100x33x2 0.96x); 31x33x3, 279 FMAs, 0.84-0.99x. On the AVX2 descriptor's kernels:
-// 1x64x7 2.3x, 13x33x1 1.31x, 17x31x1 1.25x, 64x31x1 1.11x. Only on one thread (direct_all), and direct_work still
-// prices such a call as strips of tiles: every kernel runs it alike, and such calls are too small for a second
-// thread. So does a C larger than the outer cache, however many FMAs: it is then written to memory row after row,
-// each row's lines whole, where strips of tiles wrote every row of a row block a strip's width at a time (one thread
-// of that Zen 4: 169343x121x16 1.11-1.12x faster, 169343x64x16 1.06x; with C in the outer cache the tiles won,
-// 19717x121x16 0.91x, 2708x64x16 0.62x). Ahead of all that: where all of B fits in the vector registers (b_held), the
-// kernels hold it there (see rows_held) and a row costs its FMAs and its stores, whatever M: no tiles' loads of B to
-// share, and no edge strip; where only a column strip of B fits, they hold one strip at a time (see held_strips_pay).
-// Not for a single column, which the kernels' direct path runs along k (see dot_rows), a row in a few FMAs and one
-// horizontal sum, where here it took K FMAs (33x1x13: 1.8x slower), nor for the few columns it runs along m (see
-// along_m_pays: 2708x2x16 1.6x slower, 1000x3x16 1.35x). B held against the tiles or rows_whole, one thread of that
-// Zen 4 (the package alone, then tools/bench's harness against oneDNN): 31x33x3 1.79x faster, 100x33x3 1.74x,
-// 17x64x3 1.62x, 13x33x1 1.19x, 64x31x1 and 17x31x1 within noise; 169343x16x16 1.03-1.12 -> 1.37-1.45.
+// and a row of few vectors over a deeper k waits on them), and at most kWideFmas vector FMAs in all, where the
+// strips' and tiles' calls around them are the larger part of the call; with more FMAs the tiles' shared loads of B
+// win. Only on one thread (direct_all), and direct_work prices such a call as strips of tiles: every kernel runs it
+// alike, and such calls are too small for a second thread. So does a C larger than the outer cache, however many
+// FMAs: it is then written to memory row after row, each row's lines whole, where strips of tiles write every row of
+// a row block a strip's width at a time; with C in the outer cache the tiles win. Ahead of all that: where all of B
+// fits in the vector registers (b_held), the kernels hold it there (see rows_held) and a row costs its FMAs and its
+// stores, whatever M: no tiles' loads of B to share, and no edge strip; where only a column strip of B fits, they
+// hold one strip at a time (see held_strips_pay). Not for a single column, which the kernels' direct path runs along
+// k (see dot_rows), a row in a few FMAs and one horizontal sum, where here it takes K FMAs, nor for the few columns
+// it runs along m, see along_m_pays (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "wide-rows").
 constexpr int64_t kWideFmas = 320;
 bool wide_rows_pay(int64_t M, int64_t N, int64_t K) {
   const int64_t vectors = strata_model::ceil_div(N, kVectorFloats);

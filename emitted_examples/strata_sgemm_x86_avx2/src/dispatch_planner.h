@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   c6e437bc033f7429dd01b6aadd658557fb35ce3d3f42873ba432c8c954b5579d  template cpu/runtime/dispatch_planner.h
+//   90a7625d0f7c1706382d326456564e753aa48bef305ae2a4322d586abdd00e25  template cpu/runtime/dispatch_planner.h
 
 // Part of the dispatcher (see dispatch_rules.h): the planner, which offers every kernel a shape and keeps the
 // cheapest plan, and the per-thread plan cache in front of it.
@@ -16,9 +16,8 @@ namespace STRATA_PACKAGE_INTERNAL {
 namespace {
 
 // offer_kernel() for one kernel, with every function it calls inlined (GCC's and Clang's flatten), so that the
-// kernel's tiles, depths and rates are constants there: divisions by them become multiplies, and the branches on
-// them fold. On a 2-vCPU Intel Xeon VM that took cold plans, timed back to back, from 157 to 83 ns (100x100x100, two
-// threads) and from 104 to 72 ns (8x80x1152, one thread).
+// kernel's tiles, depths and rates are constants there: divisions by them become multiplies, and the branches on them
+// fold, which shortens a cold plan (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "flatten").
 #if defined(__GNUC__)
 #define STRATA_FLATTEN __attribute__((flatten))
 #else
@@ -60,8 +59,8 @@ struct PlanCache {
   };
   static constexpr int kEntries = 16;
   // The entry that answered last, copied to a fixed place: its fields are then a constant offset from the thread's
-  // storage, one load each, where entries[last] needed the index and the storage's address loaded first (that
-  // chain was a sixth of a 1x1x1 call on an AMD Zen 4).
+  // storage, one load each, where entries[last] needs the index and the storage's address loaded first, a chain that
+  // is a visible share of a tiny call (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "plan-front").
   Entry front;
   Entry entries[kEntries];
   int used, next;
@@ -84,8 +83,8 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
   const ThreadCounts counts = thread_counts(max_threads);
   const double none = std::numeric_limits<double>::infinity();
   const int32_t first = forced >= 0 ? forced : 0;
-  // (alone made from the values, not copied from best.alone: the copy's wide load of best's narrow stores stalled on
-  // store forwarding, 5 of a cold plan's 130 ns.)
+  // alone is made from the values, not copied from best.alone: the copy's wide load of best's narrow stores stalls on
+  // store forwarding (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "plan-copies").
   Plan best{first, 1, false, none, 1, {first, false, none}};
   Plan::Alone alone{first, false, none};
   kPlanners.of[first](M, N, K, counts, false, &best, &alone);
@@ -107,7 +106,7 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
     }
   }
   // Both copies built from the values, not one copied from the other: the copy's wide loads of the entry's narrow
-  // stores stalled on store forwarding.
+  // stores stall on store forwarding.
   cache.entries[cache.next] = PlanCache::Entry{M, N, K, max_threads, forced, best, at_once, single, single_fetch_a};
   cache.front = PlanCache::Entry{M, N, K, max_threads, forced, best, at_once, single, single_fetch_a};
   cache.next = (cache.next + 1) % PlanCache::kEntries;
@@ -117,8 +116,8 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
 
 // The plan for a call, as a reference into the calling thread's cache: valid until the thread plans again, so a call
 // must be done with it before it runs anything (a host's parallel_for may run other GEMMs on this thread). A
-// reference rather than a copy: GCC copied the entry out of thread-local storage with `rep movs`, a tenth of a tiny
-// call.
+// reference rather than a copy: GCC copies the entry out of thread-local storage with `rep movs`, a visible share of
+// a tiny call (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "plan-reference").
 inline const Plan& choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
   const PlanCache::Entry& front = t_plans.front;
   if (front.matches(M, N, K, max_threads, forced)) return front.plan;

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   7f967cade3df73bfbbccd0ce445fffa17a48513046d658c36351a807a1592d94  template cpu/runtime/kernel_paths.h
+//   aba54e7898d0cd5551c024cdf4c6cc6f00c626ffb7f1a01214e51533dc697f79  template cpu/runtime/kernel_paths.h
 
 // The CPU micro-kernels' direct calls, generic over the register tile: column strips of tiles over A and B in place,
 // and the shapes tiles serve badly (C's last few columns along k, few columns along m, half-width vectors, rows
@@ -19,20 +19,19 @@
 namespace STRATA_PACKAGE_INTERNAL {
 namespace {
 
-// A direct call covers a column strip of C: any number of rows, in register tiles of MR rows, all kVecs vectors
-// wide, so that the dispatcher makes one call per strip instead of one per tile (64x31x1: 1.35x). A shallow strip
-// (k below kInlineDepth) also runs its full tiles inline, one after another: a tile's arithmetic is then a few dozen
-// instructions, about what its call and set-up cost (64x31x1: a further 1.14x). A deeper one calls them: inlined in a
-// loop, the deep k loop lost registers to the strip (64x64x64: 0.92x). The last, shorter tile runs its own
-// instantiation.
+// A direct call covers a column strip of C: any number of rows, in register tiles of MR rows, all kVecs vectors wide,
+// so that the dispatcher makes one call per strip instead of one per tile. A shallow strip (k below kInlineDepth)
+// also runs its full tiles inline, one after another: a tile's arithmetic is then a few dozen instructions, about
+// what its call and set-up cost. A deeper one calls them: inlined in a loop, the deep k loop loses registers to the
+// strip (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "strip-calls"). The last, shorter tile runs its
+// own instantiation.
 constexpr int64_t kInlineDepth = 8;
 
 // The strip's full tiles: inlined (kInline) or called, each one followed by another full tile fetching that one's
 // rows of A where A is not cached (see prefetch_a_rows), then the short last tile. The last full tile fetches the
-// rows below it too when A goes on past the strip (TileArgs::a_continues: the next row block's, which its first
-// strip would otherwise start on cold; the first tile of each row block took 40% of 169343x41x128's time, the
-// second 23%). One thread of an AMD Zen 4, A from memory: 169343x41x128 1.17x faster, 19717x64x128 1.10x,
-// 169343x121x128 1.09x, 19717x41x1433 1.06x; two threads 1.05-1.18x. A fetch never reaches past the matrix.
+// rows below it too when A goes on past the strip (TileArgs::a_continues): the next row block's, which its first
+// strip would otherwise start on cold (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "a-continues"). A
+// fetch never reaches past the matrix.
 template <class Shape, int kVecs, bool kInline>
 inline void strip_tiles(const TileArgs& t) {
   constexpr int kMR = Shape::kTileRows;
@@ -64,13 +63,12 @@ inline void direct_strip(const TileArgs& t) {
 
 // C's last few columns as dot products. A tile multiplies a broadcast element of A into whole vectors of B, so a
 // strip whose columns end edge = cols % kLanes past a vector boundary spends a whole vector's FMAs per row and k step
-// on those few columns: a 33-column C on a 32-column tile spent a third of its FMAs on its last column, a 17-column
-// one half. Along k instead, each element of C is a row of A (contiguous) times a column of B, both read a vector
-// of k at a time: edge x rows x k / kLanes FMAs, a horizontal sum per element, and, unless B's column is already
+// on those few columns: a 33-column C on a 32-column tile spends a third of its FMAs on its last column, a 17-column
+// one half. Along k instead, each element of C is a row of A (contiguous) times a column of B, both read a vector of
+// k at a time: edge x rows x k / kLanes FMAs, a horizontal sum per element, and, unless B's column is already
 // contiguous (cols == 1, ldb == 1), the columns copied out first (edge x k scalar moves, into kDotDepth-deep chunks
-// on the stack). dot_pays() weighs the two. Medians of interleaved rounds, one thread of an AMD Zen 4, 11x32 tile:
-// 33x33x33 1.24-1.31x faster, 13x17x100 1.33-1.40x, 33x17x100 1.53x, 100x100x100 1.08x, 3x17x64 1.07-1.16x; on the
-// AVX2 descriptor's tiles 1.19-1.34x on the first three.
+// on the stack). dot_pays() weighs the two (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md,
+// "dot-columns").
 constexpr int kDotColumns = 4;  // at most this many columns past the last whole vector go along k
 constexpr int64_t kDotDepth = 512;
 
@@ -176,18 +174,16 @@ inline void direct_vectors(const TileArgs& args) {
 
 // A strip of few columns (at most kLanes / 2) along m. A tile multiplies a broadcast element of A into a vector of
 // B's row, so on a 3-column C it spends a whole vector's FMA on 3 columns, and 13 of each 16 lanes multiply padding.
-// Along m instead, a vector holds kLanes rows of one column of C: each block of kLanes rows transposes its rows of
-// A, kLanes steps of k at a time, in registers (transpose()), so that a vector holds one k step's column of A, and
+// Along m instead, a vector holds kLanes rows of one column of C: each block of kLanes rows transposes its rows of A,
+// kLanes steps of k at a time, in registers (transpose()), so that a vector holds one k step's column of A, and
 // multiplies it by a broadcast element of B per column: cols FMAs per k step and block, every lane used, against
-// kLanes for the tile. The block's columns of C are transposed back into rows before the epilogue. Medians of
-// interleaved rounds, one thread of an AMD Zen 4: 100x7x31 1.25-1.28x faster than tiles, 13x3x31 1.28-1.29x,
-// 300x8x64 1.24-1.31x, 64x3x17 1.04-1.19x, 17x7x33 1.04-1.07x (its last row as a tile, see along_m); the AVX2
-// descriptor's kernels (at most 4 columns along m): 64x3x17 1.25x, 13x3x31 1.17x. The dispatcher's model still
-// prices such a strip as tiles (direct_work), so it overestimates it.
+// kLanes for the tile. The block's columns of C are transposed back into rows before the epilogue. The dispatcher's
+// model prices such a strip as tiles (direct_work), so it overestimates it (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "along-m").
 // A block of at most this many k steps (the last of a strip's k loop) is copied into `at` element by element rather
-// than transposed: the transpose moves a whole kLanes x kLanes block however few steps it holds. Medians of
-// interleaved rounds, one thread of an AMD Zen 4: 64x3x17 1.32x faster, 300x8x66 1.12x, 17x7x33 1.05x; copying
-// blocks of up to kLanes / 2 steps, 64x3x24 (8 steps copied) ran 0.85x as fast, 64x3x21 (5) alike.
+// than transposed: the transpose moves a whole kLanes x kLanes block however few steps it holds. Longer blocks, up to
+// kLanes / 2 steps, copy slower than they transpose (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md,
+// "copied-steps").
 constexpr int kCopiedSteps = kLanes / 4;
 
 template <int kCols>
@@ -237,9 +233,9 @@ constexpr auto kAlongMFns = table_by_columns([](auto n) { return &columns_along_
                                              std::make_integer_sequence<int, kLanes / 2>{});
 
 // Whether a strip goes along m: few columns (at most half a vector), rows enough to fill half a vector, a k loop at
-// least a transposed block deep (each block transposes A in whole blocks of kLanes steps: 40x6x9, a third of a block
-// past the first's, ran 0.97x as fast as tiles), and A in cache: the blocks do not fetch A ahead as the tiles do
-// (see prefetch_a_rows), and from memory they waited on it (169343x3x16: 0.48x).
+// least a transposed block deep (each block transposes A in whole blocks of kLanes steps), and A in cache: the blocks
+// do not fetch A ahead as the tiles do (see prefetch_a_rows), and from memory they wait on it (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "along-m-pays").
 inline bool along_m_pays(const TileArgs& t) { return goes_along_m(t.rows, t.cols, t.k, kLanes) && !t.fetch_a_ahead; }
 
 // The strip t along m, but for its last rows when they fill less than half a vector: those run as tiles.
@@ -264,11 +260,10 @@ inline void along_m(const TileArgs& t) {
 // columns; on the halves, the same FMAs run twice as many a cycle, with nothing to transpose (along_m transposes A
 // and C). Each k step loads B's row under the column mask as a 512-bit vector and uses its low half, and broadcasts
 // one element of A per row; the kernels are compiled for AVX-512F alone, so 256-bit instructions take the VEX
-// encoding and its 16 registers: kHalfRows accumulators, B's row and the broadcast element. Row blocks are as even
-// as kHalfRows allows (17 rows: 9 and 8), and a block of fewer rows than the FMA chains need splits its k loop over
-// sets of accumulators, as thin tiles do. Medians of interleaved rounds, one thread of an AMD Zen 4, against tiles
-// and along_m: 17x7x33 1.35x faster, 300x8x64 1.31x, 7x7x7 1.17x, 3x7x33 1.16x, 25x5x50 1.15x, 100x7x31 1.09x,
-// 13x3x31 1.06x, 64x3x17 1.04x. A from beyond the cache stays with the tiles, which fetch it ahead.
+// encoding and its 16 registers: kHalfRows accumulators, B's row and the broadcast element. Row blocks are as even as
+// kHalfRows allows (17 rows: 9 and 8), and a block of fewer rows than the FMA chains need splits its k loop over sets
+// of accumulators, as thin tiles do. A from beyond the cache stays with the tiles, which fetch it ahead
+// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "half-vectors").
 using Half = __m256;
 constexpr int kHalfRegisters = 16;
 constexpr int kHalfRows = kHalfRegisters - 2;
@@ -354,19 +349,18 @@ inline void half_strip(const TileArgs& t) {
   }
 }
 #endif  // STRATA_SIMD_HALF_VECTORS
-// A few rows of C against a B that does not stay in cache (see row_streams_pay in the dispatcher). Each element
-// of B then serves a few FMAs, so the call runs at the speed B arrives, and B arrives fastest as the hardware
-// prefetchers follow it: a few of its rows at a time, each read from end to end. A pass multiplies kSteps rows of B
-// into C's rows, C (a few KiB) staying in L1 from pass to pass: its vectors are loaded, take one FMA per row of B
-// and are stored again. Tiles read B a strip of columns at a time, dozens of short runs of a row at once, which the
+// A few rows of C against a B that does not stay in cache (see row_streams_pay in the dispatcher). Each element of B
+// then serves a few FMAs, so the call runs at the speed B arrives, and B arrives fastest as the hardware prefetchers
+// follow it: a few of its rows at a time, each read from end to end. A pass multiplies kSteps rows of B into C's
+// rows, C (a few KiB) staying in L1 from pass to pass: its vectors are loaded, take one FMA per row of B and are
+// stored again. Tiles read B a strip of columns at a time, dozens of short runs of a row at once, which the
 // prefetchers do not follow. The passes fold alpha into A's elements; the first one starts from beta * C, or from
 // zero when beta is 0 (C is then never read). A pass reads 8 rows of B side by side, or 4 where B's rows share a set
-// of L1 and B comes from the outer cache (TileArgs::b_rows_collide): 8 of their lines and C's then outnumbered the
-// set's ways and evicted each other (2x3072x768: 0.85x as fast as tiles with some alignments of B and C, 1.7x with
-// others; 4 rows, 1.29-1.33x). From memory, 8 rows did better all the same (1x4096x4096 and 2x4096x4096: 1.13-1.15x
-// as fast as tiles, 4 rows 0.93-0.95x). Three to five rows (a call on one thread over a B from memory, see
-// row_streams_pay) broadcast A's elements from memory into the FMAs where alpha is 1: 8 steps of them held in
-// registers are more than there are, and GCC's spills of them made such passes 2x slower than tiles.
+// of L1 and B comes from the outer cache (TileArgs::b_rows_collide): 8 of their lines and C's then outnumber the
+// set's ways and evict each other; from memory, 8 rows do better all the same. Three to five rows (a call on one
+// thread over a B from memory, see row_streams_pay) broadcast A's elements from memory into the FMAs where
+// alpha is 1: 8 steps of them held in registers are more than there are, and GCC spills them (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "row-streams").
 template <int kRows, int kSteps, bool kUnitAlpha>
 __attribute__((always_inline)) inline void row_pass(const TileArgs& t, int64_t p, bool first) {
   constexpr bool kBroadcastA = kUnitAlpha && kRows > 2;
@@ -429,8 +423,9 @@ inline void row_streams(const TileArgs& t) {
 
 // kRows (1 to 4) rows of C from a and c, each across its kVecs vectors, over all of t's k steps: each k step loads
 // B's row once (in_register keeps GCC from folding the load into every row's FMA; a single row's FMAs do take them as
-// operands: 1x64x7 1.04x faster) and broadcasts one element of A per row. Each row's accumulators are an array of
-// their own: in one kRows x kVecs array, GCC 12 kept them in memory and stored them on every k step.
+// operands, which is faster) and broadcasts one element of A per row. Each row's accumulators are an array of their
+// own: in one kRows x kVecs array, GCC 12 keeps them in memory and stores them on every k step (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "whole-rows").
 template <int kVecs, int kRows>
 __attribute__((always_inline)) inline void whole_rows(const TileArgs& t, const float* a, float* c, Mask last) {
   static_assert(kRows >= 1 && kRows <= 4, "whole_rows runs 1 to 4 rows");
@@ -468,12 +463,12 @@ __attribute__((always_inline)) inline void whole_rows(const TileArgs& t, const f
 
 // Every row of C across its whole width, kVecs vectors, over all of a shallow k, a few rows at a time (see
 // wide_rows_pay in the dispatcher): each row's accumulators take one broadcast of A and kVecs FMAs per k step, and
-// the row is stored whole. A call of a few dozen FMAs spent more on the strips and tiles around them than on the FMAs
-// (13x33x1: two strips of two tiles each); here rows are independent chains, which the core overlaps. The rows run
-// at a time share their loads of B: one row at a time, a core that loads one 512-bit vector per cycle (an AMD Zen 4)
-// waited on those loads, a load per FMA (3x100x13: 1.34x faster with three rows at a time, medians of interleaved
-// rounds on one thread). Beyond a few hundred FMAs the tiles win again (see wide_rows_pay), but where C goes to
-// memory, which it then writes in order, a row's lines whole.
+// the row is stored whole. A call of a few dozen FMAs spends more on the strips and tiles around them than on the
+// FMAs (13x33x1: two strips of two tiles each); here rows are independent chains, which the core overlaps. The rows
+// run at a time share their loads of B: one row at a time, a core that loads one 512-bit vector per cycle (an
+// AMD Zen 4) waits on those loads, a load per FMA. Beyond a few hundred FMAs the tiles win again (see wide_rows_pay),
+// but where C goes to memory, which it then writes in order, a row's lines whole (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "rows-whole").
 template <int kVecs>
 inline void rows_whole(const TileArgs& t) {
   // Rows at a time: as many as the vector registers hold the accumulators of, beside B's row and a broadcast.
@@ -496,8 +491,8 @@ constexpr auto kRowsWholeFns = table_by_columns([](auto n) { return &rows_whole<
 
 // rows_whole with all of B (kDepth rows of kVecs vectors, see b_held) loaded into registers once, before the rows:
 // each row then loads only its kDepth elements of A and stores its kVecs vectors. rows_whole loads B again for every
-// row, and a core that loads a 512-bit vector per cycle (an AMD Zen 4) waited on those loads, not on the FMAs:
-// 31x33x3 took 16 cycles a row there, 9 with B held (one per FMA).
+// row, and a core that loads a 512-bit vector per cycle (an AMD Zen 4) waits on those loads, not on the FMAs
+// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "rows-held").
 template <int kVecs, int kDepth>
 inline void rows_held(const TileArgs& t) {
   const Mask full = lane_mask(kLanes), last = lane_mask(t.cols - (kVecs - 1) * kLanes);
@@ -548,9 +543,8 @@ constexpr std::array<std::array<TileFn, kHeldDepth>, sizeof...(kVec)> held_table
 constexpr auto kRowsHeldFns = held_table(std::make_integer_sequence<int, kWideVectors>{});
 
 // C's columns in strips as wide as b_held allows at this depth, one after another, each strip's B held in registers
-// while every row of C runs over it (rows_held). Against strips of register tiles, a call per tile and its set-up
-// for a few k steps each, medians of interleaved rounds on one thread of an AMD Zen 4: 31x100x7 1.25x faster,
-// 33x64x7 1.27x, 100x100x8 1.22x, 1000x64x8 1.19x, 64x100x13 1.12x, 2708x64x16 1.08x.
+// while every row of C runs over it (rows_held), where strips of register tiles make a call per tile and its set-up
+// for a few k steps each (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "held-strips").
 inline void held_strips(const TileArgs& args) {
   const int64_t width = held_width(args.k) * kLanes;
   for (int64_t j = 0; j < args.cols; j += width) {

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   2148830b9475e8d2498be6fad0cf7cf7cb6893fa8672596c440371b31414750d  template cpu/runtime/simd_avx2.h
+//   ae1bb8342d40bf5b1352885c180d98f2de8e4923ad9e22aac71b54af2783f2d4  template cpu/runtime/simd_avx2.h
 
 // The vector layer of the AVX2 and FMA micro-kernels: the vector and mask types, the few operations the kernels
 // (kernel_tile.h, kernel_paths.h) use, and the in-register transpose. Fixed text, copied verbatim into every package
@@ -31,8 +31,9 @@ inline Vec vload(const float* p) { return _mm256_loadu_ps(p); }
 inline Vec vbroadcast(const float* p) { return _mm256_broadcast_ss(p); }
 inline Vec vset1(float x) { return _mm256_set1_ps(x); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-// c += a * b, an FMA of a tile's k loop (see the AVX-512 one). The intrinsic: with 16 registers GCC's choices were
-// no worse, and the AVX2 descriptor's tiles on an AVX-512 host ran 0.96-1.03x as fast written into c's register.
+// c += a * b, an FMA of a tile's k loop (see the AVX-512 one). The intrinsic: with 16 registers GCC's choices are no
+// worse than an FMA written into c's register (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md,
+// "accumulate-avx2").
 template <int>
 inline void accumulate(Vec a, Vec b, Vec& c) {
   c = vfma(a, b, c);

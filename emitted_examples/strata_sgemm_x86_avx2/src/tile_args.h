@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   c37814527526c654d4bf224f827fb3449629aac912e2509e1e2cb994dcbd4f2a  template cpu/runtime/tile_args.h
+//   e87a38dc3efdef21a5c491a7840198d273f21c99b5a1e0bb5bd2d32b4960facd  template cpu/runtime/tile_args.h
 
 // The interface between the dispatcher and the micro-kernels: the arguments of one kernel call, and the rules
 // about tiles that both sides apply (how thin tiles split their k loop, when B is held in registers, when a strip
@@ -112,9 +112,9 @@ constexpr int64_t held_width(int64_t depth) {
   return fit < kWideVectors ? fit : kWideVectors;
 }
 
-// Whether `rows` rows of C are enough FMA chains for held strips at `depth` (see held_width); fewer were bound by
-// the FMA latency (3x100x13 0.86x, 1x100x13 0.46x against rows_whole). The kernels' wide rows and the dispatcher's
-// held_strips_pay both ask this.
+// Whether `rows` rows of C are enough FMA chains for held strips at `depth` (see held_width); fewer are bound by the
+// FMA latency (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "held-strips-rows"). The kernels' wide
+// rows and the dispatcher's held_strips_pay both ask this.
 constexpr bool held_strips_have_rows(int64_t rows, int64_t depth) { return rows * held_width(depth) >= kChains; }
 
 using TileFn = void (*)(const TileArgs& args);

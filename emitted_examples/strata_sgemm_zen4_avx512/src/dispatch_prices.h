@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   46b29244add671a25d6f1791ebbd645f54b5e81bc4ce25aac53b3af9bfe371e2  template cpu/runtime/dispatch_prices.h
+//   f25d07a84c47ea8a92a62eb1baf35f57ae3fc2820006815f9a3c6374114806f7  template cpu/runtime/dispatch_prices.h
 
 // Part of the dispatcher (see dispatch_rules.h): the prices of the direct, streamed and held-row paths, the
 // thread counts worth trying, and the lower bounds that skip kernels which cannot win.
@@ -22,24 +22,22 @@ constexpr double kParallelRegionSeconds = 4e-6;
 
 // What one strip of a direct call (a column of tiles of one row block and k slice, see direct_all) costs beyond its
 // tiles, in T_launch: each strip is a call into the micro-kernel, which sets up its masks and tiles again. Without
-// it, the small calls whose estimate is all memory time looked alike for every kernel and the first one won, where
-// fewer, wider strips are faster (1x64x7, rdtsc: one strip of the 4x80 tile 133 cycles, two of the 9x48 tile 177;
-// on the small suite's timed kernels, the dispatcher's fraction of the fastest rose from 0.920 to 0.953).
+// it, the small calls whose estimate is all memory time look alike for every kernel and the first one wins, where
+// fewer, wider strips are faster (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "strip-call-price").
 constexpr double kStripCallLaunches = 0.5;
 
 // The direct path's cost on `threads` threads. The model's levels describe the packed blocks, which the direct path
 // does not make: it runs register tiles over A and B in place, each tile its exact size. So its cost is the sum over
-// C's tiles of the profiled tile step scaled to the tile's rows, columns and depth (never below the FMA latency
-// chain of its k steps, nor below its loads) plus the tile's C traffic at level 0's bandwidth (the cache register
-// tiles load from): the busiest thread's share of that, or the time to bring A, B and C from where they live,
-// whichever is longer; and then the busiest thread's share of the strips' calls. The calls are not overlapped with
-// the memory time: where a call streams B from memory, every kernel's estimate was that stream's time, and the
-// first kernel won, with the most calls (1x768x768: the 23x16 tile's 48 strips per k slice, 1.3x slower than the
-// 4x64 tile's 12 on one thread, 2x on two; 5x2304x768: 1.45x slower than the 13x32 tile's 24).
-// Charging every edge tile as much as a full one, as the model does, made tall register tiles look worse than they
-// are on small M (31x31x31: the 4-row kernel chosen, 0.75 of the fastest).
+// C's tiles of the profiled tile step scaled to the tile's rows, columns and depth (never below the FMA latency chain
+// of its k steps, nor below its loads) plus the tile's C traffic at level 0's bandwidth (the cache register tiles
+// load from): the busiest thread's share of that, or the time to bring A, B and C from where they live, whichever is
+// longer; and then the busiest thread's share of the strips' calls. The calls are not overlapped with the memory
+// time: where a call streams B from memory, every kernel's estimate would be that stream's time, and the first
+// kernel, with the most calls, would win. Charging every edge tile as much as a full one, as the model does, makes
+// tall register tiles look worse than they are on small M (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "direct-price").
 // direct_work() is the part that does not depend on the thread count, worked out once per kernel and call: a cold
-// plan tries every kernel on every thread count, and counting the strips again for each cost up to 0.6 us a plan.
+// plan tries every kernel on every thread count, and counting the strips again for each is a visible share of a plan.
 struct DirectWork {
   double compute_s;  // every tile, on one thread
   double calls_s;    // every strip's call, on one thread
@@ -53,19 +51,17 @@ DirectWork direct_work_of(double compute_s, double calls_s, int64_t tiles, doubl
 
 // A k step of a tile in place loads one element of A per row (a broadcast) and its vectors of B: a tile with few rows
 // or columns has few FMAs per load, and its loads bound it, which scaling the profiled step by the tile's share of
-// the FMAs does not see (1x768x768: the 23x16 tile, two loads per FMA, estimated as fast as the 4x64 one and 1.3x
-// slower on one thread, 2x on two). A load takes a vector's bytes at level 0's bandwidth, or less where the profiled
-// full tile, bound by its FMAs, shows the core loading faster (broadcasts are narrow loads). What of that does not
-// depend on the shape is worked out here, at compile time, per kernel: a plan for a new shape runs direct_work() for
-// every kernel, and its divisions were a good part of it. So is each kernel's twin: use_direct(), direct_work() and
-// the direct path itself read only the micro-kernel, its profiled step and the level-1 depth, so two kernels that
-// differ only in their packed blocking (several levels 1 and 2 over one register tile) run a direct call alike, and
-// the model gives them the same time. The later one can then only tie the earlier, which wins ties, and a plan skips
-// it (the package tools/bench.sh generated on an Emerald Rapids Xeon holds 9 kernels on 4 micro-kernels, 3 of them
-// such twins). The level-1 depth matters only where B is larger than the direct cache's kDirectBytes (it sets the k
-// slices of a B that does not stay there) or for use_direct's choice itself, so two kernels that differ in it too are
-// twins for a call whose B fits and which both run in place (loose_twin): a package generated on a 2-vCPU Intel Xeon
-// VM held 11 kernels on 4 micro-kernels, 7 of which ran 8x80x1152 in place, 4 of them alike.
+// the FMAs does not see. A load takes a vector's bytes at level 0's bandwidth, or less where the profiled full tile,
+// bound by its FMAs, shows the core loading faster (broadcasts are narrow loads). What of that does not depend on the
+// shape is worked out here, at compile time, per kernel: a plan for a new shape runs direct_work() for every kernel,
+// and its divisions are a good part of it. So is each kernel's twin: use_direct(), direct_work() and the direct path
+// itself read only the micro-kernel, its profiled step and the level-1 depth, so two kernels that differ only in
+// their packed blocking (several levels 1 and 2 over one register tile) run a direct call alike, and the model gives
+// them the same time. The later one can then only tie the earlier, which wins ties, and a plan skips it. The level-1
+// depth matters only where B is larger than the direct cache's kDirectBytes (it sets the k slices of a B that does
+// not stay there) or for use_direct's choice itself, so two kernels that differ in it too are twins for a call whose
+// B fits and which both run in place, loose twins (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md,
+// "direct-loads-twins").
 struct DirectConstants {
   double fma_s;        // one FMA of the tile step: the (profiled) step over its mr x nr x ku FMAs
   double load_s;       // one load in place
@@ -160,11 +156,12 @@ DirectWork direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
   const DirectConstants& rates = kDirect.of[id];
   const strata_model::Machine& m = kMachine;
   const double bytes = call_bytes(M, N, K);
-  // Row streams (see row_streams_pay): per k step and vector of C's columns, M FMAs and a load of B; per pass of
-  // 8 k steps, C's M vectors loaded and stored. One call, whose threads share C's vectors. From memory, a thread
-  // reads its share of B no faster than its core's share of the memory's bandwidth: priced only as a call's data
-  // (see direct_seconds), which counts a thread as fast as the outer cache's share, one thread looked as fast as two,
-  // and 1x4096x4096 ran alone, 1.35x slower.
+  // Row streams (see row_streams_pay): per k step and vector of C's columns, M FMAs and a load of B; per pass of 8 k
+  // steps, C's M vectors loaded and stored. One call, whose threads share C's vectors. From memory, a thread reads
+  // its share of B no faster than its core's share of the memory's bandwidth: priced only as a call's data (see
+  // direct_seconds), which counts a thread as fast as the outer cache's share, one thread would look as fast as two,
+  // and such calls would run alone, slower (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md,
+  // "row-streams-price").
   if (row_streams_pay(k, M, N, K, false)) {
     const int64_t vectors = ceil_div(N, kVectorFloats);
     const double step_s = std::max(static_cast<double>(M * kVectorFloats) * rates.fma_s,
@@ -206,10 +203,10 @@ DirectWork tiles_work(int32_t id, int64_t M, int64_t N, int64_t K, int64_t slice
     const double latency_s = K >= chains.sets ? chains.latency_s : m.fma_latency_s;
     return std::max({elements * rates.fma_s, static_cast<double>(rows + vectors) * rates.load_s, latency_s});
   };
-  // A one-vector tile taller than kDirectRows over slices of at most kSplitBytes of B runs as two shorter tiles,
-  // each loading B's vector again (see tile_body in the kernels). Priced whole, the 14- and 15-row one-vector tiles
-  // looked as fast as 11x32 in place, and won 33x33x33 and 100x100x100, where 11x32 was 1.14x and 1.07x faster (one
-  // Zen 4 thread).
+  // A one-vector tile taller than kDirectRows over slices of at most kSplitBytes of B runs as two shorter tiles, each
+  // loading B's vector again (see tile_body in the kernels). Priced whole, the tallest one-vector tiles look as fast
+  // in place as wider ones that run faster (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md,
+  // "split-tile-price").
   const bool halves = std::min(slice, K) * kVectorFloats * static_cast<int64_t>(sizeof(float)) <= kSplitBytes;
   // Then its C.
   auto tile_s = [&](int64_t rows, int64_t cols) {
@@ -228,9 +225,9 @@ DirectWork tiles_work(int32_t id, int64_t M, int64_t N, int64_t K, int64_t slice
   const int64_t slices = slice >= K ? 1 : ceil_div(K, slice), blocks = block_rows >= M ? 1 : ceil_div(M, block_rows);
   // A streamed B's rows reach a strip's first tile kBRowsAhead k steps after it asks for them (see outer_keeps_up),
   // through a unit's share of the outer cache's bandwidth: its k steps take at least the longer of the two shares.
-  // The strip's later tiles find the rows in the direct cache. Without this wait, the 13x32 kernel's estimate for
-  // 62x768x768 on one thread of a 2-vCPU Xeon VM (L3 at 160 ns, 16 GB/s a core) was 0.36 ms, measured 0.45 ms, and
-  // the 11x16 kernel's 0.41 ms, measured 0.64 ms.
+  // The strip's later tiles find the rows in the direct cache. Without this wait, estimates where the outer cache is
+  // far fall well short of the measured times (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md,
+  // "streamed-b-wait").
   if (b_outer) {
     const strata_model::LevelParams& outer = m.level[m.num_levels - 1];
     const double b_step_s =
@@ -260,8 +257,9 @@ double direct_seconds(const DirectWork& work, int64_t threads, double share) {
   const double compute_s = work.compute_s * busiest;
   // Each thread streams its share at its own bandwidth: the direct cache's, or the outer cache's per-unit share
   // (which was measured with every unit reading at once) when they do not fit there. Only what does not fit in the
-  // outer cache either shares the memory's bandwidth: capping data that stays in the outer cache at it made two
-  // threads look no faster than one on 8x256x2304, so a call on two ran alone (257 us; 122 us on both threads).
+  // outer cache either shares the memory's bandwidth: capping data that stays in the outer cache at it makes two
+  // threads look no faster than one, and such calls run alone, slower (measurements:
+  // docs/perf/2026-11-27-cpu-runtime-evidence.md, "direct-bandwidth").
   constexpr double kDirectByteS = seconds_per_byte(kMachine.level[1]);
   constexpr double kOuterByteS = seconds_per_byte(kMachine.level[kMachine.num_levels - 1]);
   constexpr double kMemoryByteS = seconds_per_byte(kMachine.problem);
@@ -279,11 +277,10 @@ double direct_seconds(const DirectWork& work, int64_t threads, double share) {
 int64_t streamed_rows(const Kernel& k, int64_t rows, int64_t N, int64_t K, int64_t buffer_floats);
 
 // A packed call whose B is streamed (see streamed_rows and run_streamed) runs its register tiles over B in place, as
-// a direct call does, in blocks of `rows` rows, each of which reads all of B and packs its rows of A one k slice at
-// a time into the thread's `a_floats` floats; and each tile of a strip is a call of its own. So it is priced as the
-// direct path's tiles, plus packing A, not as the model's packed blocks, which charged it for packing B it does not
-// pack: on a 2-vCPU Intel Xeon VM, one thread, the 13x32 kernel ran 62x768x768 in 0.46 ms, estimated 1.05 ms, and
-// the plan took a 4x64 kernel, 0.56 ms.
+// a direct call does, in blocks of `rows` rows, each of which reads all of B and packs its rows of A one k slice at a
+// time into the thread's `a_floats` floats; and each tile of a strip is a call of its own. So it is priced as the
+// direct path's tiles, plus packing A, not as the model's packed blocks, which charge it for packing B it does not
+// pack (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "streamed-price").
 DirectWork streamed_work(int32_t id, int64_t M, int64_t N, int64_t K, int64_t rows, int64_t a_floats) {
   using strata_model::ceil_div;
   const Kernel& k = kKernels[id];
@@ -308,7 +305,7 @@ constexpr int thread_count_slots() {
 }
 
 // With each count, a thread's share (1 / count), which prices multiply by: a cold plan prices every kernel on every
-// count, and a division per price lay on its critical path.
+// count, and a division per price would lie on its critical path.
 struct ThreadCounts {
   int64_t count[thread_count_slots()];
   double share[thread_count_slots()];
@@ -316,8 +313,8 @@ struct ThreadCounts {
 };
 
 ThreadCounts thread_counts(int32_t max_threads) {
-  // Only the slots below size are ever read, so only they are written: cleared whole, the struct was a `rep stos`,
-  // whose stores the prices' loads of the counts could not take from the store buffer.
+  // Only the slots below size are ever read, so only they are written: cleared whole, the struct is a `rep stos`,
+  // whose stores the prices' loads of the counts cannot take from the store buffer.
   ThreadCounts t;
   t.size = 0;
   for (int32_t threads = 1; threads <= max_threads;
@@ -330,9 +327,10 @@ ThreadCounts thread_counts(int32_t max_threads) {
 
 // ---- Lower bounds ------------------------------------------------------------------------------------------------
 //
-// A cold plan prices every kernel, and on small calls that is a measurable share of the call (100x100x100 on two
-// threads of a 2-vCPU Intel Xeon VM: 160 ns of 9.3 us). A kernel whose estimate cannot beat the best so far need not
-// be priced in full: every path's estimate is at least its multiply-adds at a profiled rate, spread over the threads.
+// A cold plan prices every kernel, and on small calls that is a measurable share of the call (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "lower-bounds"). A kernel whose estimate cannot beat the best so far
+// need not be priced in full: every path's estimate is at least its multiply-adds at a profiled rate, spread over the
+// threads.
 //  - Direct and streamed calls (direct_seconds): each tile's k step is at least its FMAs at the register tile's
 //    profiled rate, and the busiest thread has at least 1 / threads of the tiles.
 //  - Packed calls (the model, cost_model.h): every level pays at least its sub-tiles' execution, in waves of at
@@ -391,13 +389,11 @@ bool cannot_beat(double work_s, const ThreadCounts& counts, double beat_s, doubl
   return true;
 }
 
-// Whether a thread of a packed call, its block of C `rows` tall, has its tiles ask for the B block it packs next
-// (see run_block): where B comes from beyond the direct cache (larger than it). Only for a thread with one level-2
-// row of tiles: with more, the next i2 starts on B blocks it may hold already (see b_slots). First only for a B from
-// memory (larger than kOuterBytes); for one in the outer cache too, medians of interleaved rounds on an AMD Zen 4,
-// one thread: 200x3072x768 1.03x faster, 200x2304x768 1.03x, 200x768x3072 1.02x, 160x1000x4096 1.03x, 512x2304x768
-// 1.01x, others 0.99-1.01x (512x3072x768 0.99x); two threads 1.00-1.02x. An outer cache shared with other tenants
-// keeps less of B than its size says.
+// Whether a thread of a packed call, its block of C `rows` tall, has its tiles ask for the B block it packs next (see
+// run_block): where B comes from beyond the direct cache (larger than it), from the outer cache as well as from
+// memory, since an outer cache shared with other tenants keeps less of B than its size says. Only for a thread with
+// one level-2 row of tiles: with more, the next i2 starts on B blocks it may hold already, see b_slots (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "next-b-block-outer").
 bool asks_b_ahead(const Kernel& k, int64_t rows, int64_t N, int64_t K) {
   return matrix_bytes(K, N) > kStreamABytes && rows <= k.m2;
 }
@@ -406,10 +402,8 @@ bool asks_b_ahead(const Kernel& k, int64_t rows, int64_t N, int64_t K) {
 // (asks_b_ahead, taking all of C's rows for a thread's), packing the block copies it from L2, and its trip from
 // memory overlaps the tiles before it: the block costs the copy, at L2's bandwidth each way, and whatever of the trip
 // the tiles of its level-2 row of level-1 tiles do not cover. Elsewhere, and never above, the profiled pack_b_s,
-// which packed it from memory with nothing before it. At the profiled price, on one thread of a 2-vCPU Intel Xeon VM,
-// the 8x48 kernel whose level-1 blocks are 768 wide won 16-62x3072x768 at 0.84-0.92 of the fastest kernel's speed;
-// priced as here, the one with 384-wide blocks wins them at 0.92-0.99 (tools/bench.sh, transformer suite: the
-// dispatcher's geometric mean 0.975 -> 0.981 of the fastest kernel's speed on one thread, 0.980 -> 0.979 on two).
+// which packed it from memory with nothing before it. Priced at the profiled pack_b_s, such calls' plans pick slower
+// kernels (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "pack-b-price").
 double packed_b_block_s(const Kernel& k, int64_t M, int64_t N, int64_t K) {
   if (!asks_b_ahead(k, M, N, K)) return k.level1.pack_b_s;
   const strata_model::Machine& m = kMachine;
@@ -426,7 +420,7 @@ double packed_b_block_s(const Kernel& k, int64_t M, int64_t N, int64_t K) {
 // as it would only tie. A kernel whose lower bound cannot beat either (see above) is not priced in full.
 // best->row_shares is left as it is: the grid matters only for the plan that wins, and choose_plan_slow() works it
 // out for that one alone. (The plans are written field by field rather than returned: a returned Plan, copied out in
-// wide loads of the callee's narrow stores, stalled each offer on store forwarding.)
+// wide loads of the callee's narrow stores, stalls each offer on store forwarding.)
 void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts& counts, bool skip_twins,
                   Plan* best, Plan::Alone* alone) {
   const Kernel& k = kKernels[id];

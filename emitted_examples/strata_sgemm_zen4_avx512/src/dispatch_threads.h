@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   9de76b3e31842a60573514b3423ffa57c9158789881566185077f7b90b107ba7  template cpu/runtime/dispatch_threads.h
+//   7ace724f0ae1319c7f553b087de76d610facb5f032f3c949a0b8817bcce4835b  template cpu/runtime/dispatch_threads.h
 
 // Part of the dispatcher (see dispatch_rules.h): the thread count, the worker pool and the host's parallel-for hook.
 #ifndef STRATA_DISPATCH_THREADS_H_
@@ -63,20 +63,20 @@ int64_t steady_ns() {
       .count();
 }
 
-// A small persistent pool. Between parallel regions a worker first spins for kSpinSeconds, then sleeps on a
-// condition variable: a sleeping worker costs a futex wake-up on the next region, while a spinning one starts
-// within a cache-line transfer, and GEMM calls tend to come back to back. The pool measures what waking costs: the
-// time from publishing a region to the first woken worker starting it (the notification is a system call that
-// interrupts the sleeping core, and a virtual machine may take long to run the core again). On the 2-vCPU VM the
-// examples were profiled on that is tens to hundreds of microseconds, more than a whole 128^3 GEMM on one thread, so
-// a call uses it to tell whether waking the workers pays (see ready_plan()). (It once also counted how long the
-// caller then waited for the woken workers to finish: one slow region made that estimate milliseconds, after which no
-// call woke the workers again, and so none measured it again.) Task i runs on worker i (the calling thread runs task
-// 0), and a region ends when every worker, busy or not, has acknowledged it: so no worker can still be reading a
-// region's fields when the next region writes them. One region at a time (callers serialise on run_mutex). Where the
-// system refuses a thread (std::thread throws), the pool goes on with the workers it has and the calling thread runs
-// the tasks that have none: the tasks of a region never wait for each other, so any number of threads runs them
-// correctly, and no exception leaves the pool.
+// A small persistent pool. Between parallel regions a worker first spins for kSpinSeconds, then sleeps on a condition
+// variable: a sleeping worker costs a futex wake-up on the next region, while a spinning one starts within a
+// cache-line transfer, and GEMM calls tend to come back to back. The pool measures what waking costs: the time from
+// publishing a region to the first woken worker starting it (the notification is a system call that interrupts the
+// sleeping core, and a virtual machine may take long to run the core again). In a virtual machine waking can take
+// longer than a small GEMM on one thread, so a call uses it to tell whether waking the workers pays, see ready_plan()
+// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "pool-wake"). The pool does not count how long the
+// caller then waits for the woken workers to finish: one slow region would make that estimate milliseconds, after
+// which no call would wake the workers again, and so none would measure it again. Task i runs on worker i (the
+// calling thread runs task 0), and a region ends when every worker, busy or not, has acknowledged it: so no worker
+// can still be reading a region's fields when the next region writes them. One region at a time (callers serialise on
+// run_mutex). Where the system refuses a thread (std::thread throws), the pool goes on with the workers it has and
+// the calling thread runs the tasks that have none: the tasks of a region never wait for each other, so any number of
+// threads runs them correctly, and no exception leaves the pool.
 class ThreadPool {
  public:
   static constexpr double kSpinSeconds = 50e-6;
@@ -147,9 +147,10 @@ class ThreadPool {
   }
 
  private:
-  // A median, not an average: on the VM the examples were profiled on, waking takes about 20 us, but one wake in a
-  // hundred takes a millisecond (the host runs something else on the sleeping core). An average that one such wake
-  // lifted above what the calls could gain stopped them waking the workers, so it was never measured down again.
+  // A median, not an average: in a virtual machine one wake in many may take far longer than the others (the host
+  // runs something else on the sleeping core). An average that one such wake lifts above what the calls could gain
+  // stops them waking the workers, so it is never measured down again (measurements:
+  // docs/perf/2026-11-27-cpu-runtime-evidence.md, "wake-median").
   static constexpr int kWakeSamples = 9;
 
   // Called under run_mutex_.
@@ -176,11 +177,11 @@ class ThreadPool {
     }
   }
 
-  // A new worker starts from the generation current when it is made, before run() publishes the next: started
-  // from 0, one made after earlier regions found a generation it had not seen at once, took the region being set
-  // up, ran it again when it was published, and acknowledged it twice; the caller could then return while another
-  // worker still ran, and the count of acknowledgements went below zero, so a later region waited for ever (seen
-  // under qemu, whose threads start slowly).
+  // A new worker starts from the generation current when it is made, before run() publishes the next: started from 0,
+  // one made after earlier regions would find a generation it had not seen at once, take the region being set up, run
+  // it again when it is published, and acknowledge it twice; the caller could then return while another worker still
+  // runs, and the count of acknowledgements would go below zero, so a later region would wait for ever (threads that
+  // start slowly, as under qemu, make this likely).
   // A worker the system refuses (std::system_error, or std::bad_alloc for the vector) is not made; a later region
   // asks again.
   void ensure_workers(size_t wanted) {

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   40a88faecf0e1ecce04f347e6afcce35dbdc314144c6601cf2e8409be00dcf6f  template cpu/runtime/kernel_tile.h
+//   5d3ce9d0c8d61fe6de457e193311ad03ced07cb5a6643caa462a435c4a8ecc30  template cpu/runtime/kernel_tile.h
 
 // The register tile of the CPU micro-kernels, generic over its shape: the tile body (k loop, prefetches, epilogue),
 // its instantiation for every edge size, and the packing of A and B into the micro-panels it reads. Fixed text,
@@ -42,8 +42,9 @@ inline void store_row(float* c, const Vec* acc, Vec alpha, Vec beta, Mask full, 
     if constexpr (kMode == Epilogue::kScaleAccumulate) out = vfma(beta, vload_masked(c + v * kLanes, m), out);
     vstore_masked(c + v * kLanes, m, out);
   }
-  // Rows are written in address order: without this the compiler interleaved one row's stores with the next's, and
-  // where C is not cached (a tall C streamed through the cache) the tile took longer (19717x121x16: 1.25x).
+  // Rows are written in address order: the compiler otherwise interleaves one row's stores with the next's, which
+  // slows a tile where C is not cached, a tall C streamed through the cache (measurements:
+  // docs/perf/2026-11-27-cpu-runtime-evidence.md, "c-rows-in-order").
   asm volatile("" ::: "memory");
 }
 
@@ -59,10 +60,10 @@ __attribute__((always_inline)) inline void with_epilogue(float alpha, float beta
 }
 
 // A copy of t, made field by field, for another part of the same call. The dispatcher writes a TileArgs' last fields
-// (rows, cols, the fetch flags) with narrow stores of their own, and GCC copied a whole struct with wide loads that
-// span several of them, which the core cannot forward from stores still in flight: each copy waited for them to reach
-// the cache (on an AMD Zen 4, 13x33x1 took 96 ns a call with whole copies, 76 ns with these). Copied one by one, each
-// load reads what one store wrote.
+// (rows, cols, the fetch flags) with narrow stores of their own, and GCC copies a whole struct with wide loads that
+// span several of them, which the core cannot forward from stores still in flight: each copy waits for them to reach
+// the cache. Copied one by one, each load reads what one store wrote (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "field-copies").
 inline TileArgs copy_of(const TileArgs& t) {
   TileArgs copy{t.k, t.a, t.lda, t.b, t.ldb, t.c, t.ldc, t.alpha, t.beta, t.rows, t.cols};
   copy.fetch_a_ahead = t.fetch_a_ahead;
@@ -87,8 +88,9 @@ constexpr bool packed_b(Operands ops) { return ops == Operands::kPacked; }
 // A B vector of the tile. Read in place, the last vector may run past the end of B's row (and of the matrix), so it
 // is loaded under the column mask, unless the k step may load it whole (kUnmasked, see unmasked_steps); packed panels
 // are allocated whole, so they never need one. An unmasked vector read in place is held in a register (in_register):
-// GCC 12 otherwise folded its load into every FMA that used it, a 512-bit load per row, and broadcast A separately,
-// where the masked load was loaded once and A's broadcast folded (a 3 x 1 tile, 3x17x64: 1.24x as long).
+// GCC 12 otherwise folds its load into every FMA that uses it, a 512-bit load per row, and broadcasts A separately,
+// where the masked load is loaded once and A's broadcast folded (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "b-in-register").
 template <bool kPackedB, bool kUnmasked, bool kLastVector>
 inline Vec load_b(const float* p, Mask last) {
   if constexpr (kPackedB) return vload(p);
@@ -100,9 +102,8 @@ inline Vec load_b(const float* p, Mask last) {
 // fill its vectors or B is packed; else, where the last vector's overrun past the columns (kVecs * kLanes - cols
 // floats) is at most ldb, every step but the last: the overrun then ends within the tile's columns of B's next row,
 // memory of B's, and the lanes past the columns, which never reach C (its stores are masked), hold products of B's
-// other elements. A masked load on every k step (GCC 12 reloaded the mask from the stack for each) made the 11x32
-// tile over 11x32x256 take 1.03x as long on one thread of an AMD Zen 4, and 31x13x64 (the 15x16 kernel's 15 x 1
-// tiles) 1.11x; 5x768x768 1.06x, 96x96x96 1.04x.
+// other elements. A masked load on every k step is slower: GCC 12 reloads the mask from the stack for each
+// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "unmasked-steps").
 template <bool kPackedB, int kVecs>
 inline int64_t unmasked_steps(const TileArgs& t) {
   if (kPackedB || t.cols == kVecs * kLanes) return t.k;
@@ -110,16 +111,14 @@ inline int64_t unmasked_steps(const TileArgs& t) {
 }
 
 // C is read once, after the whole k loop, and its rows lie ldc apart, where no hardware prefetcher follows: a tile
-// asks for them early, so that their misses overlap the FMAs instead of stalling the epilogue. A packed tile (deep
-// k, C anywhere in memory) asks during the k loop, one row per unrolled step: a burst of every row's lines at once
-// fills the core's miss buffers and stalls the loop behind it (on the Xeon the examples were profiled on, 10% of a
-// 2048^3 call's tile time went to such a burst). A direct tile asks for all rows before its k loop: it serves small
-// problems, whose C is usually in cache, and the per-step check would cost them 5-9%. A short k loop has nothing to
+// asks for them early, so that their misses overlap the FMAs instead of stalling the epilogue. A packed tile (deep k,
+// C anywhere in memory) asks during the k loop, one row per unrolled step: a burst of every row's lines at once fills
+// the core's miss buffers and stalls the loop behind it. A direct tile asks for all rows before its k loop: it serves
+// small problems, whose C is usually in cache, and the per-step check would slow them. A short k loop has nothing to
 // overlap the misses with, so below kPrefetchDepth a tile prefetches nothing, unless the dispatcher says C is larger
-// than the cache (TileArgs::c_from_beyond): then each of C's lines misses, and a shallow tile's stores of them filled
-// the store queue while each waited for its line (one thread of an AMD Zen 4: 169343x121x16 1.25-1.27x faster
-// asking first, 19717x121x16 1.23-1.35x; two threads 1.27-1.29x). Small calls, whose C is cached, lost up to 20% to
-// the requests (13x33x1 0.78x), hence the flag.
+// than the cache (TileArgs::c_from_beyond): then each of C's lines misses, and a shallow tile's stores of them fill
+// the store queue while each waits for its line. Small calls, whose C is cached, lose time to the requests, hence the
+// flag (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "c-prefetch").
 constexpr int64_t kPrefetchDepth = 32;
 constexpr int kLineFloats = 64 / static_cast<int>(sizeof(float));
 
@@ -137,35 +136,29 @@ inline void prefetch_c_row(const float* row, int cols) {
 }
 
 // A direct strip walks its tiles down C, each reading kRows rows of A in place, side by side: a row is a short stream
-// (K floats; 512 bytes at K = 128), and the hardware prefetchers, which follow a few long streams, left such a tile
-// waiting on A whenever A came from beyond L2 (the 4x64 tile over 169343x41x128 ran 16 cycles per k step against 6
-// for its FMAs). Where the dispatcher says A is not cached (TileArgs::fetch_a_ahead), each full tile of a strip
-// asks for the next tile's rows (kAheadRows of them, from `row` on, lda apart), one line of each per kLineFloats
-// steps of its own k loop, so that they arrive while it computes (on one thread of an Emerald Rapids Xeon:
-// 169343x41x128 1.41x faster on the 4x64 tile, 169343x121x128 1.17x on the 13x32 one). Where A is cached the requests
-// only cost issue slots (2708x121x128, A in L2: 0.89x), hence the flag. A tile shallower than kPrefetchDepth does
-// not ask: its rows are a line or two, and the prefetchers follow the rows' succession in memory.
+// (K floats; 512 bytes at K = 128), and the hardware prefetchers, which follow a few long streams, leave such a tile
+// waiting on A whenever A comes from beyond L2. Where the dispatcher says A is not cached (TileArgs::fetch_a_ahead),
+// each full tile of a strip asks for the next tile's rows (kAheadRows of them, from `row` on, lda apart), one line of
+// each per kLineFloats steps of its own k loop, so that they arrive while it computes. Where A is cached the requests
+// only cost issue slots, hence the flag. A tile shallower than kPrefetchDepth does not ask: its rows are a line or
+// two, and the prefetchers follow the rows' succession in memory (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "a-rows-ahead").
 template <int kAheadRows>
 inline void prefetch_a_rows(const float* row, int64_t lda) {
   for (int r = 0; r < kAheadRows; ++r) __builtin_prefetch(row + r * lda);
 }
 
-// A streamed B's rows lie ldb apart, a page or more each when B is wide, so no hardware prefetcher follows a strip
-// of them down k, and the first tile of each strip, which brings the strip's k slice in from the outer cache, waits
-// on every row (the later tiles of the strip find it in the inner ones). That tile (TileArgs::fetch_b_ahead) asks
-// for the row kBRowsAhead steps below each one it reads, all of the tile's lines of it, the one past a vector too
-// where the row starts mid-line (without it, 64x1000x4096, rows 4000 bytes apart, ran at 0.89x of packing B; with
-// it, 1.11x). It asks 32 rows ahead into L2 (locality 2: prefetcht1 on x86). Into L1, at most 8 rows ahead did
-// well: the requests wait in the core's few L1 miss buffers, and where ldb is a multiple of a way of L1 (3072
-// floats: 12 KiB) every row of the strip falls in the same sets, whose 8 ways the rows asked ahead then fill,
-// evicting the rows in use. Medians of interleaved rounds on an AMD Zen 4, one thread, against 8 rows ahead into L1:
-// 16x3072x768 1.15-1.19x faster, 62x3072x768 1.04-1.06x, 100x3072x768 1.06x, 43x3072x768 1.05x, others 1.00-1.02x
-// (16 rows ahead into L2: 1.02-1.10x on the 3072-wide calls; 64 about as 32). Against packing B, with 8 rows into
-// L1: 62x768x3072 1.05x faster, 16x768x3072 1.24x. A direct tile of a single row of tiles over deep k slices (see
-// direct_b_ahead in the dispatcher), every tile the only one to read its rows, asks the same way: against 8 rows
-// ahead into L1, on that Zen 4, one thread (with direct_b_ahead's bound on B as it is now), 5x768x3072 1.25x faster,
-// 6x768x3072 1.25x, 5x2304x768 1.05-1.07x, 5x768x768 1.01-1.02x; two threads 0.97-1.06x. A packed tile never needs
-// to ask. kBRowsAhead is in tile_args.h: the dispatcher asks whether those steps outlast the outer cache's latency.
+// A streamed B's rows lie ldb apart, a page or more each when B is wide, so no hardware prefetcher follows a strip of
+// them down k, and the first tile of each strip, which brings the strip's k slice in from the outer cache, waits on
+// every row (the later tiles of the strip find it in the inner ones). That tile (TileArgs::fetch_b_ahead) asks for
+// the row kBRowsAhead steps below each one it reads, all of the tile's lines of it, the one past a vector too where
+// the row starts mid-line. It asks 32 rows ahead into L2 (locality 2: prefetcht1 on x86), not into L1: there the
+// requests wait in the core's few L1 miss buffers, and where ldb is a multiple of a way of L1 (3072 floats: 12 KiB)
+// every row of the strip falls in the same sets, whose 8 ways the rows asked ahead then fill, evicting the rows in
+// use. A direct tile of a single row of tiles over deep k slices (see direct_b_ahead in the dispatcher), every tile
+// the only one to read its rows, asks the same way. A packed tile never needs to ask. kBRowsAhead is in tile_args.h:
+// the dispatcher asks whether those steps outlast the outer cache's latency (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "b-rows-ahead").
 constexpr int kBFetchLocality = 2;  // __builtin_prefetch's: 3 into L1, 2 into L2
 
 // `fetch` is the tile's TileArgs::fetch_b_ahead, read once before its k loop, which then tests a register: read from
@@ -182,13 +175,11 @@ inline void fetch_b_ahead(bool fetch, const float* b, int64_t ldb) {
       }
 }
 
-// Where B comes from beyond L2, packing a block of it is bound by the misses, and runs before the FMAs that use it
-// (pack_b took 23-28% of 32-64 x 4096 x 4096/25088 on an AMD Zen 4). A packed tile therefore asks for a share of the
-// rows of the block its thread packs next (TileArgs::next_b, handed out by the dispatcher's run_block), into L2, one
-// row per unrolled step, so that the next pack_b finds them there and the misses overlap this block's FMAs. `row`
-// counts the rows asked so far. Medians of interleaved rounds on that Zen 4, one thread: 32x4096x25088 1.12x
-// faster, 32x4096x4096 1.10x, 64x4096x25088 1.09x, 64x4096x4096 1.06x, 128x4096x4096 1.02x; two threads
-// 1.02-1.12x. With B in L3, 1.01-1.03x (see packed_task).
+// Where B comes from beyond L2, packing a block of it is bound by the misses, and runs before the FMAs that use it. A
+// packed tile therefore asks for a share of the rows of the block its thread packs next (TileArgs::next_b, handed out
+// by the dispatcher's run_block), into L2, one row per unrolled step, so that the next pack_b finds them there and
+// the misses overlap this block's FMAs. `row` counts the rows asked so far (measurements:
+// docs/perf/2026-11-27-cpu-runtime-evidence.md, "next-b-block").
 template <Operands kOps>
 inline void fetch_next_b(const TileArgs& t, int& row) {
   if constexpr (kOps == Operands::kPacked)
@@ -216,16 +207,13 @@ __attribute__((always_inline)) inline void unrolled(F f) {
 }
 
 // A direct tile of few accumulators (kRows x kVecs: one or two rows of C, M = 1 or 2, or a strip's last rows) adds
-// each k step's FMAs to the last step's results, so its k loop is a chain of FMA latencies, not of FMA issues: one
-// row of one vector started an FMA every 4 cycles on an AMD Zen 4, which can start one a cycle. Such a tile keeps
-// thin_sets() sets of accumulators instead (kChains chains in all, see tile_args.h): the k steps of each group of
-// kSets go one into each set, the last depth % kSets into the first, and the sets are added up before the epilogue.
-// Medians of interleaved rounds, one thread of that Zen 4: 1x13x33 1.22-1.29x faster, 1x3x31 1.17-1.26x, 1x64x7
-// 1.01-1.13x; the AVX2 descriptor's kernels (10 chains) there: 1x3x31 1.41x, 2x5x100 1.48-1.69x, 3x100x13 1.12-1.15x.
-// Calls that stream B from beyond L2 are bound by that, not by the chains, and ran slower with more sets than kChains
-// asks for (8 chains against 4 on the Zen 4: 2x768x768 0.84-0.86x, 1x3072x768 0.92-0.96x). Packed tiles this thin are
-// rare (see row_tiles in the dispatcher) and keep one set: with the streamed tile's prefetches GCC 12 kept the sets
-// in memory.
+// each k step's FMAs to the last step's results, so its k loop is a chain of FMA latencies, not of FMA issues: a core
+// that can start an FMA every cycle starts one per FMA latency. Such a tile keeps thin_sets() sets of accumulators
+// instead (kChains chains in all, see tile_args.h): the k steps of each group of kSets go one into each set, the last
+// depth % kSets into the first, and the sets are added up before the epilogue. Calls that stream B from beyond L2 are
+// bound by that, not by the chains, and run slower with more sets than kChains asks for. Packed tiles this thin are
+// rare (see row_tiles in the dispatcher) and keep one set: with the streamed tile's prefetches GCC 12 keeps the sets
+// in memory (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "thin-sets").
 template <int kRows, int kVecs, int kAheadRows>
 __attribute__((always_inline)) inline void thin_tile_body(const TileArgs& t) {
   constexpr int kSets = thin_sets(kRows, kVecs);
@@ -384,10 +372,10 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   } else {
     // The unrolled loop covers the first `unmasked` k steps (see unmasked_steps). A direct tile more than one vector
     // wide takes the single-step loop below instead: its rows of A and B lie lda and ldb apart, so an unrolled step
-    // needs an address register per row of each, more than x86-64 has, and GCC kept the offsets on the stack. So
-    // does a one-vector direct tile on a core that starts one vector FMA per cycle, where the single step's
-    // bookkeeping fits beside its FMAs, and a tile over a streamed B whose rows lie kFarRowBytes or more apart, each
-    // in a page of its own (docs/perf/2026-11-27-kernel-evidence.md).
+    // needs an address register per row of each, more than x86-64 has, and GCC kept the offsets on the stack. So does
+    // a one-vector direct tile on a core that starts one vector FMA per cycle, where the single step's bookkeeping
+    // fits beside its FMAs, and a tile over a streamed B whose rows lie kFarRowBytes or more apart, each in a page of
+    // its own (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "single-step-loop").
     constexpr int64_t kFarRowBytes = int64_t{8} << 10;
     constexpr bool kUnrolledLoop = kPackedB || (kVecs == 1 && kFmaPipes > 1);
     const bool unrolled_loop =
@@ -465,11 +453,11 @@ void pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out
   constexpr int kMR = Shape::kTileRows;
   // Micro-panels of MR rows, element (r, p) at panel[p * MR + r]; a short last panel is packed short.
   // kLanes steps of k at a time, the panel's rows are loaded as vectors in groups of kLanes rows, each group is
-  // transposed in registers, and its columns stored as runs of the panel: a copy element by element cost about 3
-  // cycles per element (pack_a was 6.6% of 128x768x3072 on the 23x16 kernel, one thread of an Emerald Rapids Xeon).
-  // A group short of kLanes rows repeats its last row, and its stores are masked to the rows it has. A panel of one
-  // row or of fewer than kLanes / 4 (and the last depth % kLanes steps) is copied element by element instead, the
-  // rows read side by side: the transposes would then mostly move padding.
+  // transposed in registers, and its columns stored as runs of the panel, faster than a copy element by element
+  // (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "pack-a-transpose"). A group short of kLanes rows
+  // repeats its last row, and its stores are masked to the rows it has. A panel of one row or of fewer than
+  // kLanes / 4 (and the last depth % kLanes steps) is copied element by element instead, the rows read side by side:
+  // the transposes would then mostly move padding.
   for (int64_t i0 = 0; i0 < rows; i0 += kMR, out += depth * kMR) {
     const int64_t h = rows - i0 < kMR ? rows - i0 : kMR;
     const float* const panel = a + i0 * lda;
@@ -503,24 +491,19 @@ void pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out
 template <class Shape>
 void pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
   constexpr int kNR = kTileColumns<Shape>;
-  // Micro-panels of NR columns, element (p, j) at panel[p * NR + j]; a short last panel's missing columns are
-  // left unset (the micro-kernel masks them). B is read row by row across all the panels: each row is one
-  // sequential stream that the hardware prefetcher follows. Panel by panel, it would read depth rows ldb apart, a
-  // page or more each, with no prefetching and a TLB miss per row (16x768x3072: the whole call 1.3x slower).
-  // A block's row is still a short stream (N1 floats, 1 KiB at N1 = 256), and the next row starts ldb further on:
-  // the streamer starts over on each row, so every row's first lines miss. Each row therefore asks for the lines of
-  // the row kRowsAhead below it, which arrive while this one and the next few are copied. Medians of interleaved
-  // rounds on an AMD Zen 4, where few-row calls spend up to half their time here: one thread, 16x2304x768 1.14x
-  // faster, 24x768x3072 1.15x, 32x4096x25088 1.07x; two, 16x768x768 1.24x, 64x1000x4096 1.06x; 1.0 within noise
-  // where B is cached or the copy is a small share. Two to four rows ahead did best; eight, 3-5% less. The lines are
-  // asked into L2 (locality 2: prefetcht1 on x86), not L1: where B comes from memory the copy is bound by the misses
-  // in flight, and requests into L1 hold the core's few L1 miss buffers until the line arrives (one Zen 4 thread, B
-  // of 64 MiB: 32x4096x4096 1.05x faster, 64x4096x4096 1.03x, 128x4096x4096 1.01x; within noise where B is in L3 or
-  // two threads share the memory bandwidth). prefetcht2 did as well; prefetchnta gained 1%.
-  // The rows are copied kGroupRows at a time, each panel's part of the group in one go: row by row, a row's stores
-  // went to as many panels, each a panel apart (a multiple of L1's way at depth 256), so into the same few sets of
-  // it. One thread of an AMD Zen 4, blocks of 256 x 256 copied on their own: B in L2 1.45x faster, in L3 1.22-1.45x;
-  // from memory 0.87x, where the tiles fetch the block into L2 first (see fetch_next_b) in a call.
+  // Micro-panels of NR columns, element (p, j) at panel[p * NR + j]; a short last panel's missing columns are left
+  // unset (the micro-kernel masks them). B is read row by row across all the panels: each row is one sequential
+  // stream that the hardware prefetcher follows, where panel by panel it would read depth rows ldb apart, a page or
+  // more each, with no prefetching and a TLB miss per row. A block's row is still a short stream (N1 floats, 1 KiB at
+  // N1 = 256), and the next row starts ldb further on: the streamer starts over on each row, so every row's first
+  // lines miss. Each row therefore asks for the lines of the row kRowsAhead below it, which arrive while this one and
+  // the next few are copied. The lines are asked into L2 (locality 2: prefetcht1 on x86), not L1: where B comes from
+  // memory the copy is bound by the misses in flight, and requests into L1 hold the core's few L1 miss buffers until
+  // the line arrives (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "pack-b-rows").
+  // The rows are copied kGroupRows at a time, each panel's part of the group in one go: row by row, a row's stores go
+  // to as many panels, each a panel apart (a multiple of L1's way at depth 256), so into the same few sets of it.
+  // Where B comes from memory that does not pay, but in a call the tiles fetch the block into L2 first, see
+  // fetch_next_b (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "pack-b-groups").
   const int64_t panels = cols / kNR, tail = cols - panels * kNR;
   constexpr int64_t kRowsAhead = 4;
   constexpr int kGroupRows = 4;

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   261623d843cd40a03b40cfe05af1eebbfba491268f65e9969c917eb8cd4fbedd  template cpu/runtime/simd_avx512.h
+//   2143c2b18fa55ec44094a706a668b6a5b12dc059c1da6a21f8a5af519f8613f8  template cpu/runtime/simd_avx512.h
 
 // The vector layer of the AVX-512F micro-kernels: the vector and mask types, the few operations the kernels
 // (kernel_tile.h, kernel_paths.h) use, and the in-register transpose. Fixed text, copied verbatim into every package
@@ -35,13 +35,11 @@ inline Vec vbroadcast(const float* p) { return _mm512_set1_ps(*p); }
 inline Vec vset1(float x) { return _mm512_set1_ps(x); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
 // c += a * b, an FMA of a tile's k loop, whose tile is kVecs vectors wide. Where it is several, each broadcast of A
-// is multiplied into all of them; given the intrinsic, GCC 12 wrote the last of those products into the broadcast's
-// register (the FMA form that overwrites a multiplicand), then moved accumulators between registers and spilled two
-// to the stack in the unrolled loop of the 8x48 tile (8 moves and 2 spills per 4 k steps). Written into c's own
-// register, the loop has neither: on one thread of a 2-vCPU Intel Xeon VM, the 8x48 tile over packed 128x384x128
-// blocks ran 1.04x faster, and tools/ab.sh had 2048^3 1.02x faster, 1000x3072x768 1.01-1.06x, two threads
-// 1.02-1.06x, small calls unchanged. A one-vector tile keeps the intrinsic, whose broadcast from memory AVX-512 folds
-// into the FMA.
+// is multiplied into all of them; given the intrinsic, GCC 12 writes the last of those products into the broadcast's
+// register (the FMA form that overwrites a multiplicand), then moves accumulators between registers and spills two to
+// the stack in the unrolled loop of the 8x48 tile (8 moves and 2 spills per 4 k steps). Written into c's own
+// register, the loop has neither (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "accumulate-avx512"). A
+// one-vector tile keeps the intrinsic, whose broadcast from memory AVX-512 folds into the FMA.
 template <int kVecs>
 inline void accumulate(Vec a, Vec b, Vec& c) {
   if constexpr (kVecs > 1)
