@@ -275,6 +275,9 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
   files["CMakeLists.txt"] = header(CommentStyle::hash, {"cpu/CMakeLists.txt.tpl"}) + cmake;
   const std::string selftest = renderer.render("cpu/selftest.cpp.tpl", dict);
   files["test/selftest.cpp"] = header(CommentStyle::cpp, {"cpu/selftest.cpp.tpl"}) + selftest;
+  const std::string selftest_arguments = renderer.render("cpu/selftest_arguments.h.tpl", dict);
+  files["test/selftest_arguments.h"] =
+      header(CommentStyle::cpp, {"cpu/selftest_arguments.h.tpl"}) + selftest_arguments;
   const std::string bench = renderer.render("cpu/bench.cpp.tpl", dict);
   files["bench/bench.cpp"] = header(CommentStyle::cpp, {"cpu/bench.cpp.tpl"}) + bench;
   if (in.arch->target == Target::aarch64) {
