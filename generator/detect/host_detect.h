@@ -5,7 +5,8 @@
 
 namespace strata {
 
-// Identifies the CPU (CPUID on x86-64, HWCAP and /proc/cpuinfo on aarch64), reads the cache hierarchy from
+// Identifies the CPU (its vector ISA from CPUID and XGETBV on x86-64, HWCAP on aarch64; its name as profile
+// records give it, strata_kit::cpu_identity() of templates/cpu/kit/device_info.h), reads the cache hierarchy from
 // /sys/devices/system/cpu (CPUID leaf 4 / 0x8000001D when sysfs lacks it), and measures what neither can tell:
 // the clock, the per-core FMA throughput, and the read bandwidth and latency of every cache level and of DRAM.
 // Takes a few hundred milliseconds and runs the measurements on up to one thread per usable CPU, so call it on
