@@ -83,8 +83,7 @@ Level1Record read_level1_record(const YAML::Node& node, const std::string& file,
   MapReader r(node, file, fmt::format("level1[{}]", index));
   Level1Record rec;
   rec.kernel = r.identifier("kernel");
-  const std::vector<int64_t> block = r.integer_list("block", 1, INT_MAX);
-  if (block.size() != 3) r.fail("block", fmt::format("expected [m, n, k], three extents, found {}", block.size()));
+  const std::vector<int64_t> block = r.integer_tuple("block", 3, "[m, n, k]", 1, INT_MAX);
   std::copy(block.begin(), block.end(), rec.block.begin());
   rec.pack_a_seconds = r.number("pack_a_seconds", 0, true);
   rec.pack_b_seconds = r.number("pack_b_seconds", 0, true);

@@ -199,6 +199,20 @@ std::vector<int64_t> MapReader::integer_list(const std::string& key, int64_t min
   return out;
 }
 
+std::vector<int64_t> MapReader::integer_tuple(const std::string& key, size_t count, const std::string& names,
+                                              int64_t min_value, int64_t max_value) {
+  YAML::Node value = node(key);
+  if (!value.IsSequence())
+    throw Error(pos_of(value, file_), fmt::format("{}: '{}' expected {}, found {}", what_, key, names, show(value)));
+  if (value.size() != count)
+    throw Error(pos_of(value, file_),
+                fmt::format("{}: '{}' expected {}, {} integers, found {}", what_, key, names, count, value.size()));
+  std::vector<int64_t> out;
+  for (const auto& item : value)
+    out.push_back(scalar_integer(item, file_, fmt::format("{}: '{}' item", what_, key), min_value, max_value));
+  return out;
+}
+
 size_t MapReader::choice(const std::string& key, const std::vector<std::string>& choices) {
   std::string value = string(key);
   auto it = std::find(choices.begin(), choices.end(), value);

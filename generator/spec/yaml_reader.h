@@ -43,9 +43,12 @@ class MapReader {
   int64_t optional_integer(const std::string& key, int64_t fallback, int64_t min_value,
                            int64_t max_value = INT64_MAX);
   double number(const std::string& key, double min_value, bool min_exclusive);
-  // A non-empty list of at most kMaxListItems distinct integers.
+  // A non-empty list of at most kMaxListItems distinct integers: a set of choices, such as k_unroll.
   static constexpr size_t kMaxListItems = 64;
   std::vector<int64_t> integer_list(const std::string& key, int64_t min_value, int64_t max_value = INT64_MAX);
+  // Exactly `count` integers, which may repeat: a tuple, such as a block's extents [m, n, k].
+  std::vector<int64_t> integer_tuple(const std::string& key, size_t count, const std::string& names,
+                                     int64_t min_value, int64_t max_value = INT64_MAX);
   // The value must be one of `choices`; returns its index.
   size_t choice(const std::string& key, const std::vector<std::string>& choices);
 
