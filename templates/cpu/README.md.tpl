@@ -19,10 +19,12 @@ ship it, in source or binary form, without keeping a notice.
 | Path | What it is |
 | --- | --- |
 | `include/{{PACKAGE}}.h` | the public C API (usable from C and C++) |
-| `src/dispatch.cpp` | argument checking, CPU check, kernel and blocking choice, packing, threads |
-| `src/kernels/` | the micro-kernels, each file compiled only with the instruction-set flags it needs |
+| `src/config.h`, `src/dispatch_config.h` | what was generated for this machine: the names, the core, the kernel table, the memory hierarchy as the model sees it |
+| `src/dispatch.cpp` | argument checking, CPU check and the C API; with its parts `src/dispatch_*.h`: kernel and blocking choice, packing, threads (the same text in every package) |
+| `src/kernels/` | one register tile per file: its shape and entry points, each file compiled only with the instruction-set flags it needs |
+| `src/kernel_tile.h`, `src/kernel_paths.h`, `src/simd_*.h`, `src/tile_args.h` | the kernels' loops, edges and packing, and the vector layer, which the kernel files instantiate (the same text in every package) |
 | `src/cost_model.h` | the performance model the dispatcher uses to plan each call |
-| `test/selftest.cpp` | a self-test against a double-precision reference |
+| `test/selftest.cpp`, `test/selftest_arguments.h` | a self-test against a double-precision reference |
 | `bench/bench.cpp` | a benchmark that prints CSV |
 | `manifest.yaml` | the full record of what Strata decided when it generated this package, and why |
 | `inputs/` | the architecture descriptor and operator spec it was generated from, verbatim |
