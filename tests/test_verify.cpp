@@ -88,14 +88,17 @@ TEST_CASE("verify fails with a clear message on a broken package", "[verify][bad
   }
   ScratchDir dir;
   const std::string pkg = generate_small(dir, arch);
-  // Corrupt one kernel file: cut it off in the middle, as a bad copy would.
+  // Corrupt one kernel file: cut it off before its last line, as a bad copy would, so that its namespace is never
+  // closed (a cut inside its leading comments would compile and fail only at the link).
   std::string kernel;
   for (const auto& entry : fs::directory_iterator(pkg + "/src/kernels")) kernel = entry.path().string();
   REQUIRE_FALSE(kernel.empty());
   const std::string text = read_file(kernel);
+  const size_t last_line = text.rfind("}  // namespace");
+  REQUIRE(last_line != std::string::npos);
   {
     std::ofstream out(kernel, std::ios::binary | std::ios::trunc);
-    out << text.substr(0, text.size() / 2);
+    out << text.substr(0, last_line);
   }
   const auto r = run_strata("verify pkg --jobs 2 --only gcc", dir.path());
   INFO(r.out << r.err);
