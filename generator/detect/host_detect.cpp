@@ -132,9 +132,8 @@ std::vector<LevelSpec> host_levels(const std::vector<MemorySpec>& memories, int 
   levels[1].parallel_units = 1;
   // Level 1 profiled too (Helix's "levels 0 and 1 profiled"): the descriptor describes the machine that generates,
   // so its blocks can be timed, and a register tile whose packed panels outgrow L1 runs far below its level-0 time
-  // in a call, which the model, fed the level-0 time and a streaming read bandwidth of L2, does not see (a 4x64 tile
-  // profiled at 201 GFLOP/s ran 24x3072x768's tiles at 112 on a 2-vCPU Intel Xeon VM). In tools/bench there,
-  // packages so generated beat the level-0-only ones by 3-5% overall (see the README, strata generate).
+  // in a call, which the model, fed the level-0 time and a streaming read bandwidth of L2, does not see
+  // (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "detect-level1-profiled").
   levels[1].analyzer = Analyzer::profile;
   // Up to 48: a k block of 48 k-unrolled steps (e.g. 8 x 48 = 384, BLIS's KC) amortises draining C.
   levels[1].tile_multiples = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48};

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 32, last device check: the four CUDA packages as committed on main, built for sm_90, self-tested, and the
+# The last device check of 2026-11-26: the four CUDA packages as committed on main, built for sm_90, self-tested, and the
 # A100 fp16 package (never run as committed) benched on the three suites.
 set -o pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=/tmp/res; mkdir -p $R; LOG=$R/log.txt
