@@ -258,7 +258,7 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
         std::string("dispatch_blocking.h"), std::string("dispatch_prices.h"), std::string("dispatch_planner.h"),
         std::string("dispatch_threads.h"), std::string("dispatch_direct.h"), std::string("dispatch_packed.h"),
         std::string("tile_args.h"), std::string("kernel_tile.h"), std::string("kernel_paths.h"),
-        "simd_" + std::string(to_string(any.isa)) + ".h"}) {
+        std::string("kernel_rows.h"), "simd_" + std::string(to_string(any.isa)) + ".h"}) {
     const std::string relative = "cpu/runtime/" + fixed;
     const std::string body = renderer.verbatim(relative);
     files["src/" + fixed] = header(CommentStyle::cpp, {relative}) + body;

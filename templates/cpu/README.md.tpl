@@ -22,7 +22,7 @@ ship it, in source or binary form, without keeping a notice.
 | `src/config.h`, `src/dispatch_config.h` | what was generated for this machine: the names, the core, the kernel table, the memory hierarchy as the model sees it |
 | `src/dispatch.cpp` | argument checking, CPU check and the C API; with its parts `src/dispatch_*.h`: kernel and blocking choice, packing, threads (the same text in every package) |
 | `src/kernels/` | one register tile per file: its shape and entry points, each file compiled only with the instruction-set flags it needs |
-| `src/kernel_tile.h`, `src/kernel_paths.h`, `src/simd_*.h`, `src/tile_args.h` | the kernels' loops, edges and packing, and the vector layer, which the kernel files instantiate (the same text in every package) |
+| `src/kernel_tile.h`, `src/kernel_paths.h`, `src/kernel_rows.h`, `src/simd_*.h`, `src/tile_args.h` | the kernels' loops, edges and packing, and the vector layer, which the kernel files instantiate (the same text in every package) |
 | `src/cost_model.h` | the performance model the dispatcher uses to plan each call |
 | `test/selftest.cpp`, `test/selftest_arguments.h` | a self-test against a double-precision reference |
 | `bench/bench.cpp` | a benchmark that prints CSV |

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   5d3ce9d0c8d61fe6de457e193311ad03ced07cb5a6643caa462a435c4a8ecc30  template cpu/runtime/kernel_tile.h
+//   79e9e8aa3a91b82ba5e57e7a6d4f9f2812a5353709c6189b0ed0b6a79d0fa81a  template cpu/runtime/kernel_tile.h
 
 // The register tile of the CPU micro-kernels, generic over its shape: the tile body (k loop, prefetches, epilogue),
 // its instantiation for every edge size, and the packing of A and B into the micro-panels it reads. Fixed text,
@@ -204,6 +204,13 @@ __attribute__((always_inline)) inline void unrolled_over(F& f, std::integer_sequ
 template <int kCount, typename F>
 __attribute__((always_inline)) inline void unrolled(F f) {
   unrolled_over(f, std::make_integer_sequence<int, kCount>{});
+}
+
+// A table of make(std::integral_constant<int, n>) for n = 1, 2, ..., at index n - 1: one instantiation of a strip
+// function per column count.
+template <typename Make, int... kIndex>
+constexpr std::array<TileFn, sizeof...(kIndex)> table_by_columns(Make make, std::integer_sequence<int, kIndex...>) {
+  return {make(std::integral_constant<int, kIndex + 1>{})...};
 }
 
 // A direct tile of few accumulators (kRows x kVecs: one or two rows of C, M = 1 or 2, or a strip's last rows) adds

@@ -197,6 +197,13 @@ __attribute__((always_inline)) inline void unrolled(F f) {
   unrolled_over(f, std::make_integer_sequence<int, kCount>{});
 }
 
+// A table of make(std::integral_constant<int, n>) for n = 1, 2, ..., at index n - 1: one instantiation of a strip
+// function per column count.
+template <typename Make, int... kIndex>
+constexpr std::array<TileFn, sizeof...(kIndex)> table_by_columns(Make make, std::integer_sequence<int, kIndex...>) {
+  return {make(std::integral_constant<int, kIndex + 1>{})...};
+}
+
 // A direct tile of few accumulators (kRows x kVecs: one or two rows of C, M = 1 or 2, or a strip's last rows) adds
 // each k step's FMAs to the last step's results, so its k loop is a chain of FMA latencies, not of FMA issues: a core
 // that can start an FMA every cycle starts one per FMA latency. Such a tile keeps thin_sets() sets of accumulators
