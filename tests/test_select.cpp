@@ -112,7 +112,7 @@ TEST_CASE("the one-vector partner is short enough to run in place whole", "[sele
   const auto sieve = run_sieve(arch, op).at(0);
   const auto machine = make_machine(arch, op, sieve);
   // With loads per FMA as the tie-break, the tallest one-vector tile (30x16) would rank first among those.
-  SelectOptions options = select_options_for(arch, op, sieve);
+  SelectOptions options = select_options_for(arch, op, sieve, machine);
   REQUIRE(options.narrow_partner_rows == direct_tile_rows(arch.isa.vector));
   options.level0_pool = 1;
   const std::vector<int> pool = level0_pool(sieve, machine, {}, options);

@@ -86,7 +86,7 @@ Command add_model_command(CLI::App& app) {
                                                              : gpu_level0_seconds(arch, op, sieve);
               // As the selection ranks them: Tensor Core blocks by occupancy and their k loop where the descriptor
               // models those (select_options_for), the rest by Eqs. 5-7.
-              const strata_gpu::Sm gpu = select_options_for(arch, op, sieve).gpu;
+              const strata_gpu::Sm gpu = select_options_for(arch, op, sieve, machine).gpu;
               const auto ranked = rank_tilings(machine, sieve, shape, *top, level0_seconds, &gpu);
               fmt::print("  compute unit {}: {} candidates, launch {}\n", to_string(sieve.unit),
                          sieve.total_candidates(), seconds(machine.launch_s));

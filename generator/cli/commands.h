@@ -20,6 +20,7 @@ Command add_sieve_command(CLI::App& app);
 Command add_model_command(CLI::App& app);
 Command add_check_command(CLI::App& app);
 Command add_generate_command(CLI::App& app);
+Command add_plan_command(CLI::App& app);
 Command add_profile_kit_command(CLI::App& app);
 Command add_verify_command(CLI::App& app);
 

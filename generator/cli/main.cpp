@@ -63,10 +63,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("strata ") + STRATA_VERSION);
   app.require_subcommand(1);
   const std::vector<strata::cli::Command> commands = {
-      strata::cli::add_arch_command(app),     strata::cli::add_sieve_command(app),
-      strata::cli::add_model_command(app),    strata::cli::add_check_command(app),
-      strata::cli::add_generate_command(app), strata::cli::add_profile_kit_command(app),
-      strata::cli::add_verify_command(app)};
+      strata::cli::add_arch_command(app),        strata::cli::add_sieve_command(app),
+      strata::cli::add_model_command(app),       strata::cli::add_check_command(app),
+      strata::cli::add_generate_command(app),    strata::cli::add_plan_command(app),
+      strata::cli::add_profile_kit_command(app), strata::cli::add_verify_command(app)};
   strata::cli::set_command_args(argc, argv);
   if (argc > 1) {
     const std::string unknown = strata::cli::unknown_command(app, argv[1]);

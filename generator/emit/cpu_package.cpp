@@ -39,40 +39,31 @@ void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d, cons
   d->SetValue("A_LAYOUT", layout_text(in.op->a_layout));
   d->SetValue("B_LAYOUT", layout_text(in.op->b_layout));
   d->SetValue("C_LAYOUT", layout_text(in.op->c_layout));
-  d->SetIntValue("MAX_THREADS", 256);
+  d->SetIntValue("MAX_THREADS", kCpuMaxThreads);
   const bool arm = in.arch->target == Target::aarch64;
   d->ShowSection(arm ? "TARGET_AARCH64" : "TARGET_X86_64");
   d->SetValue("TARGET_CPU", arm ? "AArch64" : "x86-64");
 }
 
-void fill_machine(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
-  fill_model_machine(*in.arch, in.machine, d);
-  const MemorySpec& block_memory = in.arch->memory_of(in.arch->levels.at(1));
-  d->SetValue("DIRECT_CACHE", block_memory.name);
-  d->SetValue("DIRECT_BYTES", std::to_string(block_memory.capacity_bytes / 2));
-  d->SetValue("STREAM_A_BYTES", std::to_string(block_memory.capacity_bytes));
-  // The cache register tiles load their operands from: the smallest one (the first-level data cache).
-  const MemorySpec* tile_memory = &block_memory;
-  for (const MemorySpec& m : in.arch->memories)
-    if (m.kind == MemoryKind::cache && m.capacity_bytes > 0 && m.capacity_bytes < tile_memory->capacity_bytes)
-      tile_memory = &m;
-  d->SetValue("TILE_CACHE", tile_memory->name);
-  d->SetValue("TILE_CACHE_BYTES", std::to_string(tile_memory->capacity_bytes / 2));
-  // The bytes one of its ways spans, where the descriptor gives its associativity (see rows_share_a_set in the
-  // dispatcher). The templates no longer read the way count itself; it is still set for tools/ab.sh, which renders
-  // older revisions' templates with this generator.
-  const int ways = tile_memory->associativity;
-  d->SetIntValue("TILE_CACHE_WAYS", ways);
-  d->SetValue("TILE_CACHE_WAY_BYTES", std::to_string(ways > 0 ? tile_memory->capacity_bytes / ways : 0));
-  d->SetIntValue("VECTOR_FLOATS", in.arch->isa.vector_bits / 32);
-  d->SetIntValue("DIRECT_ROWS", direct_tile_rows(in.arch->isa.vector));
-  d->SetIntValue("FMA_CHAINS", in.arch->isa.fma_chains());            // see thin_sets in tile_args.h
-  d->SetIntValue("VECTOR_REGISTERS", in.arch->isa.vector_registers);  // see b_held in tile_args.h
-  d->SetIntValue("FMA_PIPES", in.arch->isa.fma_pipes);                // see kFmaPipes in config.h
-  d->SetIntValue("HALF_FMA_PIPES", in.arch->isa.half_fma_pipes());    // see kHalfFmaPipes in config.h
-  const MemorySpec& outer_memory = in.arch->memory_of(in.arch->levels.back());
-  d->SetValue("OUTER_CACHE", outer_memory.name);
-  d->SetValue("OUTER_BYTES", std::to_string(outer_memory.capacity_bytes / 2));
+void fill_machine(const PackageInputs& in, const CpuPlanConfig& config, ctemplate::TemplateDictionary* d) {
+  fill_model_machine(*in.arch, config.machine, d);
+  d->SetValue("A_BYTES", literal(config.machine.a_bytes));
+  d->SetValue("B_BYTES", literal(config.machine.b_bytes));
+  d->SetValue("C_BYTES", literal(config.machine.c_bytes));
+  d->SetValue("DIRECT_CACHE", config.direct_cache);
+  d->SetValue("DIRECT_BYTES", std::to_string(config.direct_bytes));
+  d->SetValue("STREAM_A_BYTES", std::to_string(config.stream_a_bytes));
+  d->SetValue("TILE_CACHE", config.tile_cache);
+  d->SetValue("TILE_CACHE_BYTES", std::to_string(config.tile_cache_bytes));
+  d->SetValue("TILE_CACHE_WAY_BYTES", std::to_string(config.tile_cache_way_bytes));
+  d->SetIntValue("VECTOR_FLOATS", config.vector_floats);
+  d->SetIntValue("DIRECT_ROWS", config.direct_rows);
+  d->SetIntValue("FMA_CHAINS", config.fma_chains);              // see thin_sets in tile_args.h
+  d->SetIntValue("VECTOR_REGISTERS", config.vector_registers);  // see b_held in tile_args.h
+  d->SetIntValue("FMA_PIPES", config.fma_pipes);                // see kFmaPipes in config.h
+  d->SetIntValue("HALF_FMA_PIPES", config.half_fma_pipes);      // see kHalfFmaPipes in config.h
+  d->SetValue("OUTER_CACHE", config.outer_cache);
+  d->SetValue("OUTER_BYTES", std::to_string(config.outer_bytes));
 }
 
 std::string cpu_check(VectorIsa isa) {
@@ -164,6 +155,17 @@ Level1Profile level1_profile_from(const Arch& arch, const Op& op, const SieveRes
   return complete ? profile : Level1Profile{};
 }
 
+CpuPlanConfig cpu_plan_config(const PackageInputs& in) {
+  CpuPlanConfig config = cpu_plan_machine(*in.arch, in.machine);
+  const auto& level0 = in.sieve->levels[0].candidates;
+  for (size_t id = 0; id < in.selection->kernels.size(); ++id) {
+    const SelectedKernel& k = in.selection->kernels[id];
+    const UkernelSpec u = ukernel_for(*in.arch, *in.op, level0[static_cast<size_t>(k.chain[0])]);
+    config.kernels.push_back(cpu_plan_kernel(kernel_name(id, u), k.tiling));
+  }
+  return config;
+}
+
 std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, TemplateRenderer& renderer) {
   check_cpu_support(*in.arch, *in.op);
   const Selection& sel = *in.selection;
@@ -187,9 +189,10 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
   }
   const UkernelSpec& any = ukernels.begin()->second;
 
+  const CpuPlanConfig plan_config = cpu_plan_config(in);
   ctemplate::TemplateDictionary dict("package");
   fill_common(in, &dict, any);
-  fill_machine(in, &dict);
+  fill_machine(in, plan_config, &dict);
   dict.SetValue("CPU_CHECK", cpu_check(any.isa));
   for (const auto& [name, u] : ukernels) {
     dict.AddSectionDictionary("UKERNEL")->SetValue("NAME", name);
@@ -202,23 +205,23 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
   for (size_t id = 0; id < sel.kernels.size(); ++id) {
     const SelectedKernel& k = sel.kernels[id];
     const UkernelSpec u = ukernel_for(*in.arch, *in.op, level0[static_cast<size_t>(k.chain[0])]);
-    const auto& t = k.tiling.tile;
+    const CpuPlanKernel& entry = plan_config.kernels[id];
     auto* kd = dict.AddSectionDictionary("KERNEL");
     kd->SetIntValue("ID", static_cast<long>(id));
-    kd->SetValue("NAME", kernel_name(id, u));
+    kd->SetValue("NAME", entry.name);
     kd->SetValue("UKERNEL", u.name());
-    kd->SetIntValue("MR", u.mr);
-    kd->SetIntValue("NR", u.nr);
-    kd->SetIntValue("KU", u.ku);
+    kd->SetIntValue("MR", entry.mr);
+    kd->SetIntValue("NR", entry.nr);
+    kd->SetIntValue("KU", entry.ku);
     // Level-1 tile (what a thread packs and runs; BLIS's MC, NC, KC) and level-2 tile (what the threads share).
-    kd->SetValue("M1", std::to_string(t[1][0]));
-    kd->SetValue("N1", std::to_string(t[1][1]));
-    kd->SetValue("K1", std::to_string(t[1][2]));
-    kd->SetValue("M2", std::to_string(t[2][0]));
-    kd->SetValue("N2", std::to_string(t[2][1]));
-    kd->SetValue("K2", std::to_string(t[2][2]));
-    kd->SetValue("L0_SECONDS", literal(k.tiling.l0_measured_s));
-    const strata_model::Level1Measured& l1 = k.tiling.l1;
+    kd->SetValue("M1", std::to_string(entry.m1));
+    kd->SetValue("N1", std::to_string(entry.n1));
+    kd->SetValue("K1", std::to_string(entry.k1));
+    kd->SetValue("M2", std::to_string(entry.m2));
+    kd->SetValue("N2", std::to_string(entry.n2));
+    kd->SetValue("K2", std::to_string(entry.k2));
+    kd->SetValue("L0_SECONDS", literal(entry.level0_seconds));
+    const strata_model::Level1Measured& l1 = entry.level1;
     kd->SetValue("L1_SECONDS",
                  fmt::format("{}, {}, {}", literal(l1.pack_a_s), literal(l1.pack_b_s), literal(l1.tiles_s)));
     const ProfileRecord* record = in.records ? find(*in.records, u.name()) : nullptr;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "emit/provenance.h"
+#include "plan/cpu_plan_config.h"
 #include "profile/profile_kit.h"
 #include "profile/records.h"
 #include "render/template_renderer.h"
@@ -31,6 +32,10 @@ struct PackageInputs {
   // provenance command regenerates it.
   std::map<std::string, std::string> input_files;
 };
+
+// The configuration the package's planner reads (its dispatch_config.h and config.h render it): the selection's
+// kernels, named as the package names them, the machine and the thresholds.
+CpuPlanConfig cpu_plan_config(const PackageInputs& in);
 
 // Relative path -> content, sorted. Throws strata::Error when the op or arch is outside what this backend emits.
 std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, TemplateRenderer& renderer);

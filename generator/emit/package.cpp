@@ -4,6 +4,7 @@
 
 #include "emit/cuda_package.h"
 #include "emit/package_writer.h"
+#include "plan/cpu_planner.h"
 
 namespace strata {
 
@@ -21,8 +22,29 @@ std::vector<bool> emittable_level0(const Arch& arch, const Op& op, const SieveRe
   return arch.target == Target::cuda ? cuda_emittable_level0(arch, op, sieve) : std::vector<bool>{};
 }
 
-SelectOptions select_options_for(const Arch& arch, const Op& op, const SieveResult& sieve) {
+SelectOptions select_options_for(const Arch& arch, const Op& op, const SieveResult& sieve,
+                                 const strata_model::Machine& machine) {
   SelectOptions so;
+  // A CPU package plans every call with its planner (direct, streamed and packed paths, thread counts), so the
+  // selection ranks kernels by the planner's prices: each grid shape on one thread, and on the descriptor's cores.
+  if (!arch.is_gpu()) {
+    const CpuPlanConfig base = cpu_plan_machine(arch, machine);
+    const int32_t cores = static_cast<int32_t>(machine.level[base.top_level].parallel_units);
+    so.price = [base, cores](const strata_model::Tiling& tiling,
+                             const std::vector<std::array<int64_t, kNumAxes>>& grid) {
+      CpuPlanConfig config = base;
+      config.kernels.push_back(cpu_plan_kernel("k0_candidate", tiling));
+      const CpuPlanner planner(std::move(config));
+      const size_t settings = cores > 1 ? 2 : 1;
+      std::vector<double> seconds(settings * grid.size());
+      for (size_t s = 0; s < grid.size(); ++s) {
+        const CpuPlan plan = planner.plan(grid[s][0], grid[s][1], grid[s][2], cores);
+        seconds[s] = plan.alone_seconds;
+        if (settings > 1) seconds[grid.size() + s] = plan.seconds;
+      }
+      return seconds;
+    };
+  }
   so.level0_allowed = emittable_level0(arch, op, sieve);
   if (sieve.unit == ComputeUnit::cpu_fma)
     for (const Candidate& c : sieve.levels[0].candidates)

@@ -28,7 +28,8 @@ std::vector<bool> emittable_level0(const Arch& arch, const Op& op, const SieveRe
 // The selection options a package for `arch` is generated with (before the command line's --max-kernels): what
 // the backend can emit, the tie-break among CPU register tiles the profile cannot tell apart, and the GPU's
 // whole tiles and wider pool. The tests that repeat the generator's selection use these too.
-SelectOptions select_options_for(const Arch& arch, const Op& op, const SieveResult& sieve);
+SelectOptions select_options_for(const Arch& arch, const Op& op, const SieveResult& sieve,
+                                 const strata_model::Machine& machine);
 
 // Relative path -> content of the whole package, from the backend for in.arch's target, with the LICENSE, the input
 // copies and the version hash (stamp_package_version) added.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <thread>
 #include <tuple>
 
@@ -204,16 +205,27 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
   for (size_t w = 0; w < winners.size(); ++w)
     tilings[w] = unroll_tiling(sieve, best, winners[w], &chains[w], level0_seconds);
   parallel_ranges(winners.size(), [&](size_t w) {
+    if (options.price) {
+      times[w] = options.price(tilings[w], grid);
+      return;
+    }
     for (size_t s = 0; s < grid.size(); ++s)
       times[w][s] = problem_time(machine, tilings[w], grid[s], options.whole_levels, gpu, occupancy_of(chains[w]));
   });
+  // The grid's cases: its shapes, once per thread count the prices weigh (case c is shape c % grid.size()).
+  const size_t cases = times.empty() ? grid.size() : times[0].size();
+  for (const auto& t : times)
+    if (t.size() != cases || cases % grid.size() != 0)
+      throw std::logic_error("selection: prices do not fit the grid");
+  sel.grid_cases = static_cast<int64_t>(cases);
+  best_any.assign(cases, kInf);
   for (size_t w = 0; w < winners.size(); ++w)
-    for (size_t s = 0; s < grid.size(); ++s) best_any[s] = std::min(best_any[s], times[w][s]);
+    for (size_t s = 0; s < cases; ++s) best_any[s] = std::min(best_any[s], times[w][s]);
   // The greedy objective is a sum of logarithms: take them once.
-  std::vector<std::vector<double>> log_times(winners.size(), std::vector<double>(grid.size()));
+  std::vector<std::vector<double>> log_times(winners.size(), std::vector<double>(cases));
   for (size_t w = 0; w < winners.size(); ++w)
-    for (size_t s = 0; s < grid.size(); ++s) log_times[w][s] = std::log(times[w][s]);
-  std::vector<double> current(grid.size(), kInf), current_logs(grid.size(), kInf);
+    for (size_t s = 0; s < cases; ++s) log_times[w][s] = std::log(times[w][s]);
+  std::vector<double> current(cases, kInf), current_logs(cases, kInf);
   std::vector<size_t> chosen;
   double current_log = kInf;
   while (chosen.size() < options.max_kernels && chosen.size() < winners.size()) {
@@ -222,17 +234,18 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
     for (size_t w = 0; w < winners.size(); ++w) {
       if (std::find(chosen.begin(), chosen.end(), w) != chosen.end()) continue;
       double log_sum = 0;
-      for (size_t s = 0; s < grid.size(); ++s) log_sum += std::min(current_logs[s], log_times[w][s]);
+      for (size_t s = 0; s < cases; ++s) log_sum += std::min(current_logs[s], log_times[w][s]);
       if (log_sum < pick_log) {
         pick_log = log_sum;
         pick = w;
       }
     }
-    const double gain = current_log == kInf ? kInf : std::exp((current_log - pick_log) / grid.size()) - 1.0;
+    const double gain =
+        current_log == kInf ? kInf : std::exp((current_log - pick_log) / static_cast<double>(cases)) - 1.0;
     if (pick == winners.size() || (!chosen.empty() && gain < options.min_gain)) break;
     chosen.push_back(pick);
     current_log = pick_log;
-    for (size_t s = 0; s < grid.size(); ++s) {
+    for (size_t s = 0; s < cases; ++s) {
       current[s] = std::min(current[s], times[pick][s]);
       current_logs[s] = std::min(current_logs[s], log_times[pick][s]);
     }
@@ -248,7 +261,7 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
     sel.kernels.push_back(k);
   }
   std::vector<double> margin(chosen.size(), -1);
-  for (size_t s = 0; s < grid.size(); ++s) {
+  for (size_t s = 0; s < cases; ++s) {
     size_t best_c = 0;
     double second = kInf;
     for (size_t c = 0; c < chosen.size(); ++c)
@@ -260,11 +273,11 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
     const double m = second == kInf ? 1.0 : second / times[chosen[best_c]][s];
     if (m > margin[best_c]) {
       margin[best_c] = m;
-      k.example_shape = grid[s];
+      k.example_shape = grid[s % grid.size()];
     }
     log_ratio += std::log(current[s] / best_any[s]);
   }
-  sel.geomean_vs_unrestricted = std::exp(log_ratio / static_cast<double>(grid.size()));
+  sel.geomean_vs_unrestricted = std::exp(log_ratio / static_cast<double>(cases));
   return sel;
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,15 +24,16 @@ struct SelectedKernel {
   std::vector<int> chain;  // candidate index per level, L0 first
   strata_model::Tiling tiling{};
   int64_t occupancy = 1;                          // GPU: blocks per SM (SelectOptions::gpu), else 1
-  int64_t shapes_won = 0;                         // grid shapes on which it is the selected set's best
+  int64_t shapes_won = 0;                         // grid cases on which it is the selected set's best
   std::array<int64_t, kNumAxes> example_shape{};  // the grid shape it wins by the largest margin
 };
 
 struct Selection {
   std::vector<SelectedKernel> kernels;  // in the order they were chosen (most useful first)
   int64_t grid_shapes = 0;
-  std::vector<int> level0_pool;          // level-0 candidates considered
-  double level0_tolerance = 0;           // ties within it ranked by the tie-break (0: throughput alone)
+  int64_t grid_cases = 0;        // the grid's shapes, each priced once per thread count SelectOptions::price asks for
+  std::vector<int> level0_pool;  // level-0 candidates considered
+  double level0_tolerance = 0;   // ties within it ranked by the tie-break (0: throughput alone)
   double geomean_vs_unrestricted = 1.0;  // model: best-of-set time / best-of-all-winners time, geometric mean
 };
 
@@ -68,6 +70,11 @@ struct SelectOptions {
   // GPU: the block and grid levels of templates/cuda/gpu_model.h (occupancy, the block's k loop), where enabled;
   // disabled (the default): estimate_whole(..., whole_levels).
   strata_gpu::Sm gpu{};
+  // Where set, the greedy cover prices a kernel's tiling over the grid with it instead of the model's packed
+  // estimate: the time of each grid case, its shapes in grid order, once per thread count the backend weighs, one
+  // after another (a CPU package's planner, see emit/package.cpp). Called from several threads at once.
+  std::function<std::vector<double>(const strata_model::Tiling&, const std::vector<std::array<int64_t, kNumAxes>>&)>
+      price;
 };
 
 // level0_seconds: per level-0 candidate, the profiled time of one tile (0 = modelled).

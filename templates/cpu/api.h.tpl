@@ -75,6 +75,8 @@ typedef struct {
   int32_t threads;            /* threads the call would use */
   int32_t packed;             /* 1: A and B are packed into the workspace; 0: the kernel reads them in place */
   double predicted_seconds;   /* the cost model's estimate for the whole call */
+  int32_t row_shares;         /* packed: C's rows are cut into this many thread blocks, its columns into
+                                 threads / row_shares */
 } {{PACKAGE}}_plan_t;
 
 {{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K,

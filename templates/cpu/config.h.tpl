@@ -16,6 +16,13 @@
 #define STRATA_PACKAGE_INTERNAL {{PACKAGE}}_internal
 #define STRATA_MODEL_NAMESPACE {{PACKAGE}}_model
 
+// The fixed sources' rules that read this configuration are constant expressions here, where it is known when the
+// package compiles. The generator compiles the same planner (dispatch_rules.h to dispatch_prices.h) over a
+// configuration it holds at run time, so that its selection and the package price a call alike (one model): there
+// STRATA_CONFIG_CONSTEXPR is empty and STRATA_DERIVED declares a table the generator fills per configuration.
+#define STRATA_CONFIG_CONSTEXPR constexpr
+#define STRATA_DERIVED(type, name, value) constexpr type name = value
+
 namespace {{PACKAGE}}_internal {
 
 // ---- The core, from the descriptor's isa ----------------------------------------------------------------------

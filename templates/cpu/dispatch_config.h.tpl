@@ -17,6 +17,10 @@ constexpr Kernel kKernels[] = {
 {{#KERNEL}}    {"{{NAME}}", &{{UKERNEL}}_packed, &{{UKERNEL}}_streamed, &{{UKERNEL}}_direct, &{{UKERNEL}}_row_streams, &{{UKERNEL}}_wide_rows, &{{UKERNEL}}_pack_a, &{{UKERNEL}}_pack_b, {{MR}}, {{NR}}, {{KU}}, {{M1}}, {{N1}}, {{K1}}, {{M2}}, {{N2}}, {{K2}}, {{L0_SECONDS}}, { {{L1_SECONDS}} }},
 {{/KERNEL}}};
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
+// The entries of the dispatcher's per-kernel tables (the generator's copy of the planner sizes them for any table).
+constexpr int32_t kKernelSlots = kKernelCount;
+// The entries of the planner's table of FMA chain steps (see chain_steps), from kChains.
+constexpr int kChainSlots = kChains / 2 + 1;
 
 // The machine as the model sees it ({{ARCH_NAME}}); level {{TOP_LEVEL}}'s parallel units are set per call to the
 // thread count.
@@ -29,7 +33,7 @@ constexpr strata_model::Machine kMachine = {
     {{UNIT_FLOPS}},  // F: peak FLOP/s of one core
     {{FMA_LATENCY_S}},  // one dependent FMA
     {{LAUNCH_S}},  // T_launch
-    4, 4, 4,
+    {{A_BYTES}}, {{B_BYTES}}, {{C_BYTES}},  // bytes of an element of A, B and C
 };
 
 // Whether this CPU runs the kernels' instructions.

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #define STRATA_PACKAGE_INTERNAL STRATA_TEST_NAMESPACE
+#define STRATA_CONFIG_CONSTEXPR constexpr
 
 namespace STRATA_PACKAGE_INTERNAL {
 

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   1881f760327b9f18aa0ae01c6450de395c1ae86c610674c60e4882ce51fed056  template cpu/api.h.tpl
+//   2245a36741139509213fcc089660ef742b8e533b5bba6b463e64c771c081df87  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_NEOVERSE_N1_H_
 #define STRATA_SGEMM_NEOVERSE_N1_H_
@@ -28,7 +28,7 @@
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_MAJOR 0
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_MINOR 1
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_PATCH 0
-#define STRATA_SGEMM_NEOVERSE_N1_VERSION_STRING "0.1.0+3c49174479b1"
+#define STRATA_SGEMM_NEOVERSE_N1_VERSION_STRING "0.1.0+530bb8872bb0"
 
 /* STRATA_SGEMM_NEOVERSE_N1_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_NEOVERSE_N1_SHARED for the library and its users and
@@ -83,6 +83,8 @@ typedef struct {
   int32_t threads;            /* threads the call would use */
   int32_t packed;             /* 1: A and B are packed into the workspace; 0: the kernel reads them in place */
   double predicted_seconds;   /* the cost model's estimate for the whole call */
+  int32_t row_shares;         /* packed: C's rows are cut into this many thread blocks, its columns into
+                                 threads / row_shares */
 } strata_sgemm_neoverse_n1_plan_t;
 
 STRATA_SGEMM_NEOVERSE_N1_API strata_sgemm_neoverse_n1_status strata_sgemm_neoverse_n1_plan(int64_t M, int64_t N, int64_t K,

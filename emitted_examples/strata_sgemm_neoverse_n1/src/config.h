@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   7ca9544bcbea0cb4ba452959a3ee8da720b2364b54c92fa9b2411cf090c6cc41  template cpu/config.h.tpl
+//   8d0ebbbf6c6a5bce6e97adf8cf300a4bf564887ad32d7cf36f136ed8ae08a76c  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_neoverse_n1's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (neoverse_n1) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -23,6 +23,13 @@
 #define STRATA_PUBLIC_HEADER "strata_sgemm_neoverse_n1.h"
 #define STRATA_PACKAGE_INTERNAL strata_sgemm_neoverse_n1_internal
 #define STRATA_MODEL_NAMESPACE strata_sgemm_neoverse_n1_model
+
+// The fixed sources' rules that read this configuration are constant expressions here, where it is known when the
+// package compiles. The generator compiles the same planner (dispatch_rules.h to dispatch_prices.h) over a
+// configuration it holds at run time, so that its selection and the package price a call alike (one model): there
+// STRATA_CONFIG_CONSTEXPR is empty and STRATA_DERIVED declares a table the generator fills per configuration.
+#define STRATA_CONFIG_CONSTEXPR constexpr
+#define STRATA_DERIVED(type, name, value) constexpr type name = value
 
 namespace strata_sgemm_neoverse_n1_internal {
 
@@ -52,20 +59,6 @@ constexpr int kDirectRows = 1024;
 // ---- Micro-kernel entry points: a packed, a streamed and a direct variant per register tile, and its packing -----
 
 struct TileArgs;
-void ukernel_neon_11x8_k8_packed(const TileArgs& args);
-void ukernel_neon_11x8_k8_streamed(const TileArgs& args);
-void ukernel_neon_11x8_k8_direct(const TileArgs& args);
-void ukernel_neon_11x8_k8_row_streams(const TileArgs& args);
-void ukernel_neon_11x8_k8_wide_rows(const TileArgs& args);
-void ukernel_neon_11x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
-void ukernel_neon_11x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
-void ukernel_neon_12x8_k8_packed(const TileArgs& args);
-void ukernel_neon_12x8_k8_streamed(const TileArgs& args);
-void ukernel_neon_12x8_k8_direct(const TileArgs& args);
-void ukernel_neon_12x8_k8_row_streams(const TileArgs& args);
-void ukernel_neon_12x8_k8_wide_rows(const TileArgs& args);
-void ukernel_neon_12x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
-void ukernel_neon_12x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_13x8_k8_packed(const TileArgs& args);
 void ukernel_neon_13x8_k8_streamed(const TileArgs& args);
 void ukernel_neon_13x8_k8_direct(const TileArgs& args);
@@ -73,6 +66,20 @@ void ukernel_neon_13x8_k8_row_streams(const TileArgs& args);
 void ukernel_neon_13x8_k8_wide_rows(const TileArgs& args);
 void ukernel_neon_13x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_13x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_neon_1x60_k8_packed(const TileArgs& args);
+void ukernel_neon_1x60_k8_streamed(const TileArgs& args);
+void ukernel_neon_1x60_k8_direct(const TileArgs& args);
+void ukernel_neon_1x60_k8_row_streams(const TileArgs& args);
+void ukernel_neon_1x60_k8_wide_rows(const TileArgs& args);
+void ukernel_neon_1x60_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+void ukernel_neon_1x60_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_neon_24x4_k8_packed(const TileArgs& args);
+void ukernel_neon_24x4_k8_streamed(const TileArgs& args);
+void ukernel_neon_24x4_k8_direct(const TileArgs& args);
+void ukernel_neon_24x4_k8_row_streams(const TileArgs& args);
+void ukernel_neon_24x4_k8_wide_rows(const TileArgs& args);
+void ukernel_neon_24x4_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+void ukernel_neon_24x4_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_6x16_k8_packed(const TileArgs& args);
 void ukernel_neon_6x16_k8_streamed(const TileArgs& args);
 void ukernel_neon_6x16_k8_direct(const TileArgs& args);
@@ -80,13 +87,6 @@ void ukernel_neon_6x16_k8_row_streams(const TileArgs& args);
 void ukernel_neon_6x16_k8_wide_rows(const TileArgs& args);
 void ukernel_neon_6x16_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_6x16_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
-void ukernel_neon_8x12_k8_packed(const TileArgs& args);
-void ukernel_neon_8x12_k8_streamed(const TileArgs& args);
-void ukernel_neon_8x12_k8_direct(const TileArgs& args);
-void ukernel_neon_8x12_k8_row_streams(const TileArgs& args);
-void ukernel_neon_8x12_k8_wide_rows(const TileArgs& args);
-void ukernel_neon_8x12_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
-void ukernel_neon_8x12_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 
 }  // namespace strata_sgemm_neoverse_n1_internal
 

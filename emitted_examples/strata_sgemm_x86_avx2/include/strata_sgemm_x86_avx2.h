@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   1881f760327b9f18aa0ae01c6450de395c1ae86c610674c60e4882ce51fed056  template cpu/api.h.tpl
+//   2245a36741139509213fcc089660ef742b8e533b5bba6b463e64c771c081df87  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_X86_AVX2_H_
 #define STRATA_SGEMM_X86_AVX2_H_
@@ -29,7 +29,7 @@
 #define STRATA_SGEMM_X86_AVX2_VERSION_MAJOR 0
 #define STRATA_SGEMM_X86_AVX2_VERSION_MINOR 1
 #define STRATA_SGEMM_X86_AVX2_VERSION_PATCH 0
-#define STRATA_SGEMM_X86_AVX2_VERSION_STRING "0.1.0+98790cebc9e3"
+#define STRATA_SGEMM_X86_AVX2_VERSION_STRING "0.1.0+0a353b26217a"
 
 /* STRATA_SGEMM_X86_AVX2_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_X86_AVX2_SHARED for the library and its users and
@@ -84,6 +84,8 @@ typedef struct {
   int32_t threads;            /* threads the call would use */
   int32_t packed;             /* 1: A and B are packed into the workspace; 0: the kernel reads them in place */
   double predicted_seconds;   /* the cost model's estimate for the whole call */
+  int32_t row_shares;         /* packed: C's rows are cut into this many thread blocks, its columns into
+                                 threads / row_shares */
 } strata_sgemm_x86_avx2_plan_t;
 
 STRATA_SGEMM_X86_AVX2_API strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_plan(int64_t M, int64_t N, int64_t K,

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   7ca9544bcbea0cb4ba452959a3ee8da720b2364b54c92fa9b2411cf090c6cc41  template cpu/config.h.tpl
+//   8d0ebbbf6c6a5bce6e97adf8cf300a4bf564887ad32d7cf36f136ed8ae08a76c  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_x86_avx2's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (x86_avx2) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -24,6 +24,13 @@
 #define STRATA_PUBLIC_HEADER "strata_sgemm_x86_avx2.h"
 #define STRATA_PACKAGE_INTERNAL strata_sgemm_x86_avx2_internal
 #define STRATA_MODEL_NAMESPACE strata_sgemm_x86_avx2_model
+
+// The fixed sources' rules that read this configuration are constant expressions here, where it is known when the
+// package compiles. The generator compiles the same planner (dispatch_rules.h to dispatch_prices.h) over a
+// configuration it holds at run time, so that its selection and the package price a call alike (one model): there
+// STRATA_CONFIG_CONSTEXPR is empty and STRATA_DERIVED declares a table the generator fills per configuration.
+#define STRATA_CONFIG_CONSTEXPR constexpr
+#define STRATA_DERIVED(type, name, value) constexpr type name = value
 
 namespace strata_sgemm_x86_avx2_internal {
 
@@ -60,6 +67,13 @@ void ukernel_avx2_11x8_k2_row_streams(const TileArgs& args);
 void ukernel_avx2_11x8_k2_wide_rows(const TileArgs& args);
 void ukernel_avx2_11x8_k2_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_11x8_k2_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_avx2_2x40_k4_packed(const TileArgs& args);
+void ukernel_avx2_2x40_k4_streamed(const TileArgs& args);
+void ukernel_avx2_2x40_k4_direct(const TileArgs& args);
+void ukernel_avx2_2x40_k4_row_streams(const TileArgs& args);
+void ukernel_avx2_2x40_k4_wide_rows(const TileArgs& args);
+void ukernel_avx2_2x40_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+void ukernel_avx2_2x40_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_4x24_k8_packed(const TileArgs& args);
 void ukernel_avx2_4x24_k8_streamed(const TileArgs& args);
 void ukernel_avx2_4x24_k8_direct(const TileArgs& args);

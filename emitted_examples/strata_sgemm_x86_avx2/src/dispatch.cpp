@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   4d31dc72b90ae89a1bf699827fb649b1a222510e988fed9fcf0c9da06a56bd1f  template cpu/runtime/dispatch.cpp
+//   98753ce277764cf966afc5927f9f7f36e547b42b8a2884453b48946576fe7645  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -252,7 +252,14 @@ inline bool ran_at_once(int64_t M, int64_t N, int64_t K, float alpha, const floa
 
 void fill_plan(const Plan& p, STRATA_X(plan_t) * out) {
   const Kernel& k = kKernels[p.kernel];
-  *out = STRATA_X(plan_t){p.kernel, k.mr, k.nr, k.ku, k.m1, k.n1, k.k1, p.threads, p.packed ? 1 : 0, p.seconds};
+  *out = STRATA_X(plan_t){};
+  out->kernel_id = p.kernel;
+  out->mr = k.mr, out->nr = k.nr, out->k_unroll = k.ku;
+  out->mc = k.m1, out->nc = k.n1, out->kc = k.k1;
+  out->threads = p.threads;
+  out->packed = p.packed ? 1 : 0;
+  out->predicted_seconds = p.seconds;
+  out->row_shares = p.row_shares;
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   a21a10d2297d48c5f9a32dac56d2426a75ebc7d87227c6eecc09fc413b647f87  template cpu/dispatch_config.h.tpl
+//   340b5fe5ec3f9a55746c7a5e8264815d7d34398e47c74bf2e6ff690c34229d57  template cpu/dispatch_config.h.tpl
 
 // The dispatcher's configuration of strata_sgemm_x86_avx2: the kernel table (the generator's selection; manifest.yaml says why
 // each kernel is here), the machine as its model sees it, and the thresholds taken from the descriptor's memory
@@ -24,15 +24,15 @@ namespace {
 
 constexpr Kernel kKernels[] = {
     {"k0_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_row_streams, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 64, 48, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
-    {"k1_ukernel_avx2_11x8_k2", &ukernel_avx2_11x8_k2_packed, &ukernel_avx2_11x8_k2_streamed, &ukernel_avx2_11x8_k2_direct, &ukernel_avx2_11x8_k2_row_streams, &ukernel_avx2_11x8_k2_wide_rows, &ukernel_avx2_11x8_k2_pack_a, &ukernel_avx2_11x8_k2_pack_b, 11, 8, 2, 11, 8, 64, 44, 8, 128, 5.45e-09, { 0.0, 0.0, 0.0 }},
-    {"k2_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_row_streams, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 32, 96, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
-    {"k3_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_row_streams, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 64, 96, 256, 256, 96, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
-    {"k4_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_streamed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_row_streams, &ukernel_avx2_5x16_k8_wide_rows, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 80, 64, 256, 80, 256, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
-    {"k5_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_row_streams, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 48, 256, 128, 48, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
-    {"k6_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_streamed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_row_streams, &ukernel_avx2_5x16_k8_wide_rows, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 20, 32, 256, 40, 64, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
-    {"k7_ukernel_avx2_11x8_k2", &ukernel_avx2_11x8_k2_packed, &ukernel_avx2_11x8_k2_streamed, &ukernel_avx2_11x8_k2_direct, &ukernel_avx2_11x8_k2_row_streams, &ukernel_avx2_11x8_k2_wide_rows, &ukernel_avx2_11x8_k2_pack_a, &ukernel_avx2_11x8_k2_pack_b, 11, 8, 2, 22, 8, 32, 88, 8, 32, 5.45e-09, { 0.0, 0.0, 0.0 }},
+    {"k1_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_streamed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_row_streams, &ukernel_avx2_5x16_k8_wide_rows, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 80, 64, 256, 80, 256, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
+    {"k2_ukernel_avx2_11x8_k2", &ukernel_avx2_11x8_k2_packed, &ukernel_avx2_11x8_k2_streamed, &ukernel_avx2_11x8_k2_direct, &ukernel_avx2_11x8_k2_row_streams, &ukernel_avx2_11x8_k2_wide_rows, &ukernel_avx2_11x8_k2_pack_a, &ukernel_avx2_11x8_k2_pack_b, 11, 8, 2, 132, 8, 64, 528, 8, 1024, 5.45e-09, { 0.0, 0.0, 0.0 }},
+    {"k3_ukernel_avx2_2x40_k4", &ukernel_avx2_2x40_k4_packed, &ukernel_avx2_2x40_k4_streamed, &ukernel_avx2_2x40_k4_direct, &ukernel_avx2_2x40_k4_row_streams, &ukernel_avx2_2x40_k4_wide_rows, &ukernel_avx2_2x40_k4_pack_a, &ukernel_avx2_2x40_k4_pack_b, 2, 40, 4, 2, 40, 4, 2, 160, 4, 1.28e-08, { 0.0, 0.0, 0.0 }},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
+// The entries of the dispatcher's per-kernel tables (the generator's copy of the planner sizes them for any table).
+constexpr int32_t kKernelSlots = kKernelCount;
+// The entries of the planner's table of FMA chain steps (see chain_steps), from kChains.
+constexpr int kChainSlots = kChains / 2 + 1;
 
 // The machine as the model sees it (x86_avx2); level 2's parallel units are set per call to the
 // thread count.
@@ -47,7 +47,7 @@ constexpr strata_model::Machine kMachine = {
     112000000000.0,  // F: peak FLOP/s of one core
     1.4285714285714286e-09,  // one dependent FMA
     5.0000000000000004e-08,  // T_launch
-    4, 4, 4,
+    4.0, 4.0, 4.0,  // bytes of an element of A, B and C
 };
 
 // Whether this CPU runs the kernels' instructions.

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   4f66ea722f7b9ff45d9419710c5a798a89162cfa934f910a28624bb15afd5f79  template cpu/runtime/dispatch_packed.h
+//   14d0dcedf09c86ea3266d67d514e843ccbb498b11c684829f23cf3b1cea77dc6  template cpu/runtime/dispatch_packed.h
 
 // Part of the dispatcher (see dispatch_rules.h): the packed path, level-2 and level-1 blocks over packed panels,
 // and the streamed path, which packs A alone.
@@ -45,39 +45,6 @@ struct BlockJob {
   const float* next_b = nullptr;
   int64_t next_rows = 0, next_cols = 0;
 };
-
-// How a thread whose block of C has `rows` rows reads B: in place instead of packing it, in a call of N x K B (see
-// run_streamed), or not; the rows it streams at a time, a whole number of register tiles, or 0 to pack. A's slices
-// are packed into the thread's whole workspace (`buffer_floats`), B blocks' slots included. Packing copies all of B
-// before the FMAs that use it, and where C has few rows each element copied serves few FMAs. In place, the first
-// register tile of each column strip reads the strip's k slice from the outer cache, fetching its rows ahead (see the
-// kernels' fetch_b_ahead), and the strip's later tiles find it in the inner ones, strided. Always for blocks of up to
-// kStreamTiles rows of tiles. Taller blocks stream B only where it is larger than the direct cache's half that
-// kDirectBytes names, in row blocks for which the workspace holds A's slice at least K1 deep (see streamed_depth;
-// with shallower slices C is read back and written once per slice, and the strided reads of B cost more than the copy
-// saves), and in at most kStreamedRowBlocks of them, each of which reads all of B from the outer cache again. And
-// only while B stays in the outer cache: from memory, the strip's short rows, a page apart, get no help from the
-// prefetchers. Both bounds on B are streamed_b_bytes', and taller blocks stream only where outer_keeps_up
-// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "streamed-rows").
-constexpr int64_t kStreamTiles = 12;
-constexpr int64_t kStreamedRowBlocks = 2;
-int64_t streamed_rows(const Kernel& k, int64_t rows, int64_t N, int64_t K, int64_t buffer_floats) {
-  using strata_model::ceil_div;
-  const int64_t b_bytes = matrix_bytes(K, N);
-  if (b_bytes > streamed_b_bytes(k, k.mr, N)) return 0;
-  if (rows <= std::min({kStreamTiles * k.mr, k.m1, k.m2})) return rows;
-  if (b_bytes <= kDirectBytes || !outer_keeps_up(k, k.mr)) return 0;
-  // The most rows, in whole tiles, whose A slice the workspace and kDirectBytes hold `depth` deep (see
-  // streamed_depth).
-  const int64_t depth = std::min(round_up(K, k.ku), k.k1);
-  const int64_t slice_bytes = depth * static_cast<int64_t>(sizeof(float));  // one row's
-  const int64_t fit = std::min(buffer_floats / depth, kDirectBytes / slice_bytes - k.nr);
-  const int64_t most = fit / k.mr * k.mr;
-  if (most < k.mr) return 0;
-  const int64_t blocks = ceil_div(rows, most);
-  if (blocks > kStreamedRowBlocks) return 0;
-  return std::min(most, round_up(ceil_div(rows, blocks), k.mr));
-}
 
 // The register tiles down a level-1 block of `rows` rows: as few as the kernel's mr allows, their heights within a
 // row of each other, so that no tile is left with a sliver (24 rows on an 11-row tile: 8, 8 and 8, not 11, 11 and 2).

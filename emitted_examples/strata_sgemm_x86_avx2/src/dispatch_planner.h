@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   90a7625d0f7c1706382d326456564e753aa48bef305ae2a4322d586abdd00e25  template cpu/runtime/dispatch_planner.h
+//   2f06ad3992a23f2c3d3ab819ef5cce76b9ed318d9810979acc66cd6718d7c3f2  template cpu/runtime/dispatch_planner.h
 
 // Part of the dispatcher (see dispatch_rules.h): the planner, which offers every kernel a shape and keeps the
 // cheapest plan, and the per-thread plan cache in front of it.
@@ -14,6 +14,12 @@
 
 namespace STRATA_PACKAGE_INTERNAL {
 namespace {
+
+// Whether a direct call is a single register tile of k in a single k slice (see direct_depth and direct_block_rows):
+// then direct_all's loops would run once, and the kernel's direct strip runs the call at once.
+bool one_tile(int64_t M, int64_t N, int64_t K, const Kernel& k) {
+  return M <= k.mr && N <= k.nr && matrix_bytes(K, N) <= kDirectBytes;
+}
 
 // offer_kernel() for one kernel, with every function it calls inlined (GCC's and Clang's flatten), so that the
 // kernel's tiles, depths and rates are constants there: divisions by them become multiplies, and the branches on them
@@ -80,18 +86,10 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
       return cache.front.plan;
     }
   }
-  const ThreadCounts counts = thread_counts(max_threads);
-  const double none = std::numeric_limits<double>::infinity();
-  const int32_t first = forced >= 0 ? forced : 0;
-  // alone is made from the values, not copied from best.alone: the copy's wide load of best's narrow stores stalls on
-  // store forwarding (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "plan-copies").
-  Plan best{first, 1, false, none, 1, {first, false, none}};
-  Plan::Alone alone{first, false, none};
-  kPlanners.of[first](M, N, K, counts, false, &best, &alone);
-  if (forced < 0)
-    for (int32_t id = 1; id < kKernelCount; ++id) kPlanners.of[id](M, N, K, counts, true, &best, &alone);
-  best.alone = alone;
-  if (best.packed && best.threads > 1) best.row_shares = row_shares_for(kKernels[best.kernel], M, N, K, best.threads);
+  const Plan best = cheapest_plan(
+      M, N, K, max_threads, forced,
+      [](int32_t id, int64_t m, int64_t n, int64_t k, const ThreadCounts& counts, bool skip_twins, Plan* plan,
+         Plan::Alone* alone) { kPlanners.of[id](m, n, k, counts, skip_twins, plan, alone); });
   // Whether a call the entry answers skips execute(), and how (see PlanCache::Entry).
   const Kernel& k = kKernels[best.kernel];
   const int64_t limit = int64_t{1} << 30;

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   1881f760327b9f18aa0ae01c6450de395c1ae86c610674c60e4882ce51fed056  template cpu/api.h.tpl
+//   2245a36741139509213fcc089660ef742b8e533b5bba6b463e64c771c081df87  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_ZEN4_AVX512_H_
 #define STRATA_SGEMM_ZEN4_AVX512_H_
@@ -29,7 +29,7 @@
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_MAJOR 0
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_MINOR 1
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_PATCH 0
-#define STRATA_SGEMM_ZEN4_AVX512_VERSION_STRING "0.1.0+c5ba30aba714"
+#define STRATA_SGEMM_ZEN4_AVX512_VERSION_STRING "0.1.0+2c752bf2898e"
 
 /* STRATA_SGEMM_ZEN4_AVX512_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_ZEN4_AVX512_SHARED for the library and its users and
@@ -84,6 +84,8 @@ typedef struct {
   int32_t threads;            /* threads the call would use */
   int32_t packed;             /* 1: A and B are packed into the workspace; 0: the kernel reads them in place */
   double predicted_seconds;   /* the cost model's estimate for the whole call */
+  int32_t row_shares;         /* packed: C's rows are cut into this many thread blocks, its columns into
+                                 threads / row_shares */
 } strata_sgemm_zen4_avx512_plan_t;
 
 STRATA_SGEMM_ZEN4_AVX512_API strata_sgemm_zen4_avx512_status strata_sgemm_zen4_avx512_plan(int64_t M, int64_t N, int64_t K,

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   7ca9544bcbea0cb4ba452959a3ee8da720b2364b54c92fa9b2411cf090c6cc41  template cpu/config.h.tpl
+//   8d0ebbbf6c6a5bce6e97adf8cf300a4bf564887ad32d7cf36f136ed8ae08a76c  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_zen4_avx512's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (zen4_avx512) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -24,6 +24,13 @@
 #define STRATA_PUBLIC_HEADER "strata_sgemm_zen4_avx512.h"
 #define STRATA_PACKAGE_INTERNAL strata_sgemm_zen4_avx512_internal
 #define STRATA_MODEL_NAMESPACE strata_sgemm_zen4_avx512_model
+
+// The fixed sources' rules that read this configuration are constant expressions here, where it is known when the
+// package compiles. The generator compiles the same planner (dispatch_rules.h to dispatch_prices.h) over a
+// configuration it holds at run time, so that its selection and the package price a call alike (one model): there
+// STRATA_CONFIG_CONSTEXPR is empty and STRATA_DERIVED declares a table the generator fills per configuration.
+#define STRATA_CONFIG_CONSTEXPR constexpr
+#define STRATA_DERIVED(type, name, value) constexpr type name = value
 
 namespace strata_sgemm_zen4_avx512_internal {
 
@@ -60,13 +67,13 @@ void ukernel_avx512_12x16_k1_row_streams(const TileArgs& args);
 void ukernel_avx512_12x16_k1_wide_rows(const TileArgs& args);
 void ukernel_avx512_12x16_k1_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_12x16_k1_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
-void ukernel_avx512_8x48_k4_packed(const TileArgs& args);
-void ukernel_avx512_8x48_k4_streamed(const TileArgs& args);
-void ukernel_avx512_8x48_k4_direct(const TileArgs& args);
-void ukernel_avx512_8x48_k4_row_streams(const TileArgs& args);
-void ukernel_avx512_8x48_k4_wide_rows(const TileArgs& args);
-void ukernel_avx512_8x48_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
-void ukernel_avx512_8x48_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_avx512_1x224_k1_packed(const TileArgs& args);
+void ukernel_avx512_1x224_k1_streamed(const TileArgs& args);
+void ukernel_avx512_1x224_k1_direct(const TileArgs& args);
+void ukernel_avx512_1x224_k1_row_streams(const TileArgs& args);
+void ukernel_avx512_1x224_k1_wide_rows(const TileArgs& args);
+void ukernel_avx512_1x224_k1_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+void ukernel_avx512_1x224_k1_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_9x48_k8_packed(const TileArgs& args);
 void ukernel_avx512_9x48_k8_streamed(const TileArgs& args);
 void ukernel_avx512_9x48_k8_direct(const TileArgs& args);

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   4d31dc72b90ae89a1bf699827fb649b1a222510e988fed9fcf0c9da06a56bd1f  template cpu/runtime/dispatch.cpp
+//   98753ce277764cf966afc5927f9f7f36e547b42b8a2884453b48946576fe7645  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -252,7 +252,14 @@ inline bool ran_at_once(int64_t M, int64_t N, int64_t K, float alpha, const floa
 
 void fill_plan(const Plan& p, STRATA_X(plan_t) * out) {
   const Kernel& k = kKernels[p.kernel];
-  *out = STRATA_X(plan_t){p.kernel, k.mr, k.nr, k.ku, k.m1, k.n1, k.k1, p.threads, p.packed ? 1 : 0, p.seconds};
+  *out = STRATA_X(plan_t){};
+  out->kernel_id = p.kernel;
+  out->mr = k.mr, out->nr = k.nr, out->k_unroll = k.ku;
+  out->mc = k.m1, out->nc = k.n1, out->kc = k.k1;
+  out->threads = p.threads;
+  out->packed = p.packed ? 1 : 0;
+  out->predicted_seconds = p.seconds;
+  out->row_shares = p.row_shares;
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   f99494ee80b8c5ff2db15a4458edebc9426c86182faa7f23abf8405d61a818e2  template cpu/runtime/dispatch_blocking.h
+//   7c2d4b94bc3d26f4baff2f94029cdac30e6683b6c0dbebc8592bbd2fac9f4d54  template cpu/runtime/dispatch_blocking.h
 
 // Part of the dispatcher (see dispatch_rules.h): workspace sizes, thread shares, and the depths and row blocks of
 // the streamed and direct paths.
@@ -199,6 +199,39 @@ bool direct_streams_b(const Kernel& k, int64_t M, int64_t N, int64_t K, int64_t 
 bool row_streams_pay(const Kernel& k, int64_t M, int64_t N, int64_t K, bool alone) {
   const int64_t b_bytes = matrix_bytes(K, N);
   return (M <= 2 || (alone && M <= kStreamRowsMax && b_bytes > kOuterBytes)) && N > k.nr && b_bytes > kDirectBytes;
+}
+
+// How a thread whose block of C has `rows` rows reads B: in place instead of packing it, in a call of N x K B (see
+// run_streamed), or not; the rows it streams at a time, a whole number of register tiles, or 0 to pack. A's slices
+// are packed into the thread's whole workspace (`buffer_floats`), B blocks' slots included. Packing copies all of B
+// before the FMAs that use it, and where C has few rows each element copied serves few FMAs. In place, the first
+// register tile of each column strip reads the strip's k slice from the outer cache, fetching its rows ahead (see the
+// kernels' fetch_b_ahead), and the strip's later tiles find it in the inner ones, strided. Always for blocks of up to
+// kStreamTiles rows of tiles. Taller blocks stream B only where it is larger than the direct cache's half that
+// kDirectBytes names, in row blocks for which the workspace holds A's slice at least K1 deep (see streamed_depth;
+// with shallower slices C is read back and written once per slice, and the strided reads of B cost more than the copy
+// saves), and in at most kStreamedRowBlocks of them, each of which reads all of B from the outer cache again. And
+// only while B stays in the outer cache: from memory, the strip's short rows, a page apart, get no help from the
+// prefetchers. Both bounds on B are streamed_b_bytes', and taller blocks stream only where outer_keeps_up
+// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "streamed-rows").
+constexpr int64_t kStreamTiles = 12;
+constexpr int64_t kStreamedRowBlocks = 2;
+int64_t streamed_rows(const Kernel& k, int64_t rows, int64_t N, int64_t K, int64_t buffer_floats) {
+  using strata_model::ceil_div;
+  const int64_t b_bytes = matrix_bytes(K, N);
+  if (b_bytes > streamed_b_bytes(k, k.mr, N)) return 0;
+  if (rows <= std::min({kStreamTiles * k.mr, k.m1, k.m2})) return rows;
+  if (b_bytes <= kDirectBytes || !outer_keeps_up(k, k.mr)) return 0;
+  // The most rows, in whole tiles, whose A slice the workspace and kDirectBytes hold `depth` deep (see
+  // streamed_depth).
+  const int64_t depth = std::min(round_up(K, k.ku), k.k1);
+  const int64_t slice_bytes = depth * static_cast<int64_t>(sizeof(float));  // one row's
+  const int64_t fit = std::min(buffer_floats / depth, kDirectBytes / slice_bytes - k.nr);
+  const int64_t most = fit / k.mr * k.mr;
+  if (most < k.mr) return 0;
+  const int64_t blocks = ceil_div(rows, most);
+  if (blocks > kStreamedRowBlocks) return 0;
+  return std::min(most, round_up(ceil_div(rows, blocks), k.mr));
 }
 
 // The depth of the direct path's k slices. Every tile of a thread's range runs a slice before the next slice starts,

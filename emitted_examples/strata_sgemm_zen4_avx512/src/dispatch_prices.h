@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   f25d07a84c47ea8a92a62eb1baf35f57ae3fc2820006815f9a3c6374114806f7  template cpu/runtime/dispatch_prices.h
+//   c3a834c448f1be81158d59d174dcbe3972cc8303ae19a26f52af0c094005deea  template cpu/runtime/dispatch_prices.h
 
 // Part of the dispatcher (see dispatch_rules.h): the prices of the direct, streamed and held-row paths, the
 // thread counts worth trying, and the lower bounds that skip kernels which cannot win.
@@ -70,7 +70,7 @@ struct DirectConstants {
 };
 
 struct DirectTable {
-  DirectConstants of[kKernelCount];
+  DirectConstants of[kKernelSlots];
 };
 
 // Whether two kernel names ("k<id>_<micro-kernel>") name the same micro-kernel. (Not by comparing the function
@@ -83,7 +83,7 @@ constexpr bool same_micro_kernel(const char* a, const char* b) {
   return *a == *b;
 }
 
-constexpr DirectTable direct_table() {
+STRATA_CONFIG_CONSTEXPR DirectTable direct_table() {
   DirectTable table{};
   const strata_model::Machine& m = kMachine;
   for (int32_t id = 0; id < kKernelCount; ++id) {
@@ -108,7 +108,7 @@ constexpr DirectTable direct_table() {
   return table;
 }
 
-constexpr DirectTable kDirect = direct_table();
+STRATA_DERIVED(DirectTable, kDirect, direct_table());
 
 // The least time a k step of a tile of `accumulators` vector accumulators takes, its FMA chains run side by side in
 // thin_sets() sets when K has that many steps (see step_s in tiles_work): by accumulator count, worked out here. A
@@ -119,12 +119,12 @@ struct ChainStep {
   double latency_s;  // one FMA's latency over the sets
 };
 struct ChainSteps {
-  ChainStep of[kChains / 2 + 1];  // [0]: the tiles of more than kChains / 2 accumulators, one set
+  ChainStep of[kChainSlots];  // [0]: the tiles of more than kChains / 2 accumulators, one set; then 1 to kChains / 2
   const ChainStep& operator()(int64_t accumulators) const {
     return of[accumulators * 2 > kChains ? 0 : accumulators];
   }
 };
-constexpr ChainSteps chain_steps() {
+STRATA_CONFIG_CONSTEXPR ChainSteps chain_steps() {
   ChainSteps steps{};
   steps.of[0] = ChainStep{1, kMachine.fma_latency_s};
   for (int a = 1; a <= kChains / 2; ++a) {
@@ -133,10 +133,13 @@ constexpr ChainSteps chain_steps() {
   }
   return steps;
 }
-constexpr ChainSteps kChainSteps = chain_steps();
+STRATA_DERIVED(ChainSteps, kChainSteps, chain_steps());
 
 // Reading and writing one element of C, at level 0's bandwidth.
-constexpr double kDirectCElementSeconds = 2.0 * kMachine.c_bytes / kMachine.level[0].bandwidth_Bps;
+STRATA_CONFIG_CONSTEXPR double direct_c_element_seconds() {
+  return 2.0 * kMachine.c_bytes / kMachine.level[0].bandwidth_Bps;
+}
+STRATA_DERIVED(double, kDirectCElementSeconds, direct_c_element_seconds());
 
 // A, B and C read once, and C written: what a call moves at least. An empty C (a call that returns at once) reads
 // nothing: its plan then costs every kernel the same.
@@ -260,9 +263,9 @@ double direct_seconds(const DirectWork& work, int64_t threads, double share) {
   // outer cache either shares the memory's bandwidth: capping data that stays in the outer cache at it makes two
   // threads look no faster than one, and such calls run alone, slower (measurements:
   // docs/perf/2026-11-27-cpu-runtime-evidence.md, "direct-bandwidth").
-  constexpr double kDirectByteS = seconds_per_byte(kMachine.level[1]);
-  constexpr double kOuterByteS = seconds_per_byte(kMachine.level[kMachine.num_levels - 1]);
-  constexpr double kMemoryByteS = seconds_per_byte(kMachine.problem);
+  STRATA_CONFIG_CONSTEXPR double kDirectByteS = seconds_per_byte(kMachine.level[1]);
+  STRATA_CONFIG_CONSTEXPR double kOuterByteS = seconds_per_byte(kMachine.level[kMachine.num_levels - 1]);
+  STRATA_CONFIG_CONSTEXPR double kMemoryByteS = seconds_per_byte(kMachine.problem);
   const bool cached = work.bytes <= static_cast<double>(kDirectBytes);
   const double latency_s = cached ? m.level[1].latency_s : m.level[m.num_levels - 1].latency_s;
   const double byte_s = cached ? kDirectByteS : kOuterByteS;
@@ -272,9 +275,6 @@ double direct_seconds(const DirectWork& work, int64_t threads, double share) {
   const double memory_s = latency_s + work.bytes * thread_byte_s;
   return m.launch_s + std::max(compute_s, memory_s) + work.calls_s * busiest;
 }
-
-// (See the packed path.)
-int64_t streamed_rows(const Kernel& k, int64_t rows, int64_t N, int64_t K, int64_t buffer_floats);
 
 // A packed call whose B is streamed (see streamed_rows and run_streamed) runs its register tiles over B in place, as
 // a direct call does, in blocks of `rows` rows, each of which reads all of B and packs its rows of A one k slice at a
@@ -346,12 +346,12 @@ struct WorkFloor {
 };
 
 struct WorkFloors {
-  WorkFloor of[kKernelCount];
+  WorkFloor of[kKernelSlots];
 };
 
 constexpr double kFloorShave = 1.0 - 1e-9;
 
-constexpr WorkFloors work_floors() {
+STRATA_CONFIG_CONSTEXPR WorkFloors work_floors() {
   WorkFloors floors{};
   for (int32_t id = 0; id < kKernelCount; ++id) {
     const Kernel& k = kKernels[id];
@@ -367,10 +367,10 @@ constexpr WorkFloors work_floors() {
   return floors;
 }
 
-constexpr WorkFloors kWorkFloors = work_floors();
+STRATA_DERIVED(WorkFloors, kWorkFloors, work_floors());
 
 // The parallel units of the model's levels other than the top level, whose units are the thread count.
-constexpr double fixed_units() {
+STRATA_CONFIG_CONSTEXPR double fixed_units() {
   double units = 1.0;
   for (int l = 1; l < kMachine.num_levels; ++l)
     if (l != kTopLevel) units *= static_cast<double>(kMachine.level[l].parallel_units);
@@ -470,6 +470,27 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCount
       best->seconds = seconds[i];
     }
   }
+}
+
+// The cheapest plan for a shape on at most max_threads threads: every kernel offered in turn (kernel `forced` alone
+// where it is not negative), the earlier winning ties, and for a packed plan on several threads the grid of their
+// blocks of C. offer(id, M, N, K, counts, skip_twins, best, alone) is offer_kernel, or a copy of it per kernel (see
+// the planner). The package's planner and the generator's selection both choose through it (one model).
+template <typename Offer>
+Plan cheapest_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced, Offer offer) {
+  const ThreadCounts counts = thread_counts(max_threads);
+  const double none = std::numeric_limits<double>::infinity();
+  const int32_t first = forced >= 0 ? forced : 0;
+  // alone is made from the values, not copied from best.alone: the copy's wide load of best's narrow stores stalls on
+  // store forwarding (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "plan-copies").
+  Plan best{first, 1, false, none, 1, {first, false, none}};
+  Plan::Alone alone{first, false, none};
+  offer(first, M, N, K, counts, false, &best, &alone);
+  if (forced < 0)
+    for (int32_t id = 1; id < kKernelCount; ++id) offer(id, M, N, K, counts, true, &best, &alone);
+  best.alone = alone;
+  if (best.packed && best.threads > 1) best.row_shares = row_shares_for(kKernels[best.kernel], M, N, K, best.threads);
+  return best;
 }
 
 }  // namespace

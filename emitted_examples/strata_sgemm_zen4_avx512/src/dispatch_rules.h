@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   6731a304af68f708fcbd5608a45763921aa9e962223986ea6ecad20d2fff4ca3  template cpu/runtime/dispatch_rules.h
+//   5b0e5a9c3bff0aa5b3c7b6b03d16b56fa3983b182292e36b4945a68176db5698  template cpu/runtime/dispatch_rules.h
 
 // Part of the dispatcher (dispatch.cpp includes the dispatch_*.h parts in order, one translation unit): the plan a
 // call runs, and the rules that choose between packing and running in place.
@@ -87,12 +87,6 @@ bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
     return true;
   if (b_bytes <= kDirectBytes && k.nr > kVectorFloats) return true;
   return K <= k.k1 && matrix_bytes(M, K) + b_bytes <= kDirectBytes;
-}
-
-// Whether a direct call is a single register tile of k in a single k slice (see direct_depth and direct_block_rows):
-// then direct_all's loops would run once, and the kernel's direct strip runs the call at once.
-bool one_tile(int64_t M, int64_t N, int64_t K, const Kernel& k) {
-  return M <= k.mr && N <= k.nr && matrix_bytes(K, N) <= kDirectBytes;
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   e87a38dc3efdef21a5c491a7840198d273f21c99b5a1e0bb5bd2d32b4960facd  template cpu/runtime/tile_args.h
+//   1a9aede1fa4d739a815ee9515739fd3460c092e0938c3631dc3e9be2b620f675  template cpu/runtime/tile_args.h
 
 // The interface between the dispatcher and the micro-kernels: the arguments of one kernel call, and the rules
 // about tiles that both sides apply (how thin tiles split their k loop, when B is held in registers, when a strip
@@ -72,7 +72,7 @@ constexpr int kBRowsAhead = 32;
 // as two shorter tiles over them (see tile_body in the kernels; the dispatcher's direct_work models the split).
 constexpr int64_t kSplitBytes = int64_t{16} << 10;
 
-constexpr int thin_sets(int rows, int vectors) {
+STRATA_CONFIG_CONSTEXPR int thin_sets(int rows, int vectors) {
   return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors);
 }
 
@@ -98,7 +98,7 @@ constexpr bool goes_along_m(int64_t rows, int64_t cols, int64_t depth, int64_t l
 // kHeldDepth, which bounds the instantiations.
 constexpr int64_t kHeldDepth = 16;
 constexpr int64_t kHeldSpare = 6;
-constexpr bool b_held(int64_t vectors, int64_t depth) {
+STRATA_CONFIG_CONSTEXPR bool b_held(int64_t vectors, int64_t depth) {
   return vectors >= 1 && vectors <= kWideVectors && depth >= 1 && depth <= kHeldDepth &&
          vectors * (depth + 1) + kHeldSpare <= kVectorRegisters;
 }
@@ -106,7 +106,7 @@ constexpr bool b_held(int64_t vectors, int64_t depth) {
 // The most vectors of B's columns held at once at `depth` (see b_held), 0 for none: the width of a held strip (see
 // held_strips in the kernels), which runs every row of C over it. Its rows' accumulators are its FMA chains, so it
 // takes at least kChains of them (rows times this width) to keep the FMA pipes busy.
-constexpr int64_t held_width(int64_t depth) {
+STRATA_CONFIG_CONSTEXPR int64_t held_width(int64_t depth) {
   if (depth < 1 || depth > kHeldDepth) return 0;
   const int64_t fit = (kVectorRegisters - kHeldSpare) / (depth + 1);  // the largest vectors b_held allows
   return fit < kWideVectors ? fit : kWideVectors;
@@ -115,7 +115,9 @@ constexpr int64_t held_width(int64_t depth) {
 // Whether `rows` rows of C are enough FMA chains for held strips at `depth` (see held_width); fewer are bound by the
 // FMA latency (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "held-strips-rows"). The kernels' wide
 // rows and the dispatcher's held_strips_pay both ask this.
-constexpr bool held_strips_have_rows(int64_t rows, int64_t depth) { return rows * held_width(depth) >= kChains; }
+STRATA_CONFIG_CONSTEXPR bool held_strips_have_rows(int64_t rows, int64_t depth) {
+  return rows * held_width(depth) >= kChains;
+}
 
 using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into

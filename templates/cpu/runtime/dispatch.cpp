@@ -243,7 +243,14 @@ inline bool ran_at_once(int64_t M, int64_t N, int64_t K, float alpha, const floa
 
 void fill_plan(const Plan& p, STRATA_X(plan_t) * out) {
   const Kernel& k = kKernels[p.kernel];
-  *out = STRATA_X(plan_t){p.kernel, k.mr, k.nr, k.ku, k.m1, k.n1, k.k1, p.threads, p.packed ? 1 : 0, p.seconds};
+  *out = STRATA_X(plan_t){};
+  out->kernel_id = p.kernel;
+  out->mr = k.mr, out->nr = k.nr, out->k_unroll = k.ku;
+  out->mc = k.m1, out->nc = k.n1, out->kc = k.k1;
+  out->threads = p.threads;
+  out->packed = p.packed ? 1 : 0;
+  out->predicted_seconds = p.seconds;
+  out->row_shares = p.row_shares;
 }
 
 }  // namespace

@@ -6,6 +6,12 @@
 namespace STRATA_PACKAGE_INTERNAL {
 namespace {
 
+// Whether a direct call is a single register tile of k in a single k slice (see direct_depth and direct_block_rows):
+// then direct_all's loops would run once, and the kernel's direct strip runs the call at once.
+bool one_tile(int64_t M, int64_t N, int64_t K, const Kernel& k) {
+  return M <= k.mr && N <= k.nr && matrix_bytes(K, N) <= kDirectBytes;
+}
+
 // offer_kernel() for one kernel, with every function it calls inlined (GCC's and Clang's flatten), so that the
 // kernel's tiles, depths and rates are constants there: divisions by them become multiplies, and the branches on them
 // fold, which shortens a cold plan (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "flatten").
@@ -71,18 +77,10 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
       return cache.front.plan;
     }
   }
-  const ThreadCounts counts = thread_counts(max_threads);
-  const double none = std::numeric_limits<double>::infinity();
-  const int32_t first = forced >= 0 ? forced : 0;
-  // alone is made from the values, not copied from best.alone: the copy's wide load of best's narrow stores stalls on
-  // store forwarding (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "plan-copies").
-  Plan best{first, 1, false, none, 1, {first, false, none}};
-  Plan::Alone alone{first, false, none};
-  kPlanners.of[first](M, N, K, counts, false, &best, &alone);
-  if (forced < 0)
-    for (int32_t id = 1; id < kKernelCount; ++id) kPlanners.of[id](M, N, K, counts, true, &best, &alone);
-  best.alone = alone;
-  if (best.packed && best.threads > 1) best.row_shares = row_shares_for(kKernels[best.kernel], M, N, K, best.threads);
+  const Plan best = cheapest_plan(
+      M, N, K, max_threads, forced,
+      [](int32_t id, int64_t m, int64_t n, int64_t k, const ThreadCounts& counts, bool skip_twins, Plan* plan,
+         Plan::Alone* alone) { kPlanners.of[id](m, n, k, counts, skip_twins, plan, alone); });
   // Whether a call the entry answers skips execute(), and how (see PlanCache::Entry).
   const Kernel& k = kKernels[best.kernel];
   const int64_t limit = int64_t{1} << 30;

@@ -80,12 +80,6 @@ bool use_direct(int64_t M, int64_t N, int64_t K, const Kernel& k) {
   return K <= k.k1 && matrix_bytes(M, K) + b_bytes <= kDirectBytes;
 }
 
-// Whether a direct call is a single register tile of k in a single k slice (see direct_depth and direct_block_rows):
-// then direct_all's loops would run once, and the kernel's direct strip runs the call at once.
-bool one_tile(int64_t M, int64_t N, int64_t K, const Kernel& k) {
-  return M <= k.mr && N <= k.nr && matrix_bytes(K, N) <= kDirectBytes;
-}
-
 }  // namespace
 }  // namespace STRATA_PACKAGE_INTERNAL
 

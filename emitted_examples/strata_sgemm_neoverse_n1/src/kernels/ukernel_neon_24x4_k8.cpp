@@ -6,12 +6,12 @@
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   668bf69b4298fe8c9047ef917e57f67e00e8157d044a9a0c1c7c0a90349890e8  template cpu/ukernel.cpp.tpl
 //
-// Tile hierarchy: level 0 register tile 11 x 8 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
+// Tile hierarchy: level 0 register tile 24 x 4 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
 
-// Micro-kernel ukernel_neon_11x8_k8: a 11 x 8 register tile (11 rows x 2 NEON vectors of 4 floats), k unrolled
-// 8 times. In a packed tile each k step loads A's 11 elements as 3 vectors and multiplies lane r into
-// row r's 2 vectors of B (FMA by element): 22 accumulators + 2 B registers + 3 A registers = 27 of
+// Micro-kernel ukernel_neon_24x4_k8: a 24 x 4 register tile (24 rows x 1 NEON vectors of 4 floats), k unrolled
+// 8 times. In a packed tile each k step loads A's 24 elements as 6 vectors and multiplies lane r into
+// row r's 1 vectors of B (FMA by element): 24 accumulators + 1 B registers + 6 A registers = 31 of
 // 32 vector registers. A direct tile broadcasts A from memory.
 // The loops, edges and packing are the package's fixed kernel code (kernel_tile.h, kernel_paths.h), instantiated
 // here for this tile and compiled with its ISA's flags.
@@ -22,23 +22,23 @@ namespace strata_sgemm_neoverse_n1_internal {
 namespace {
 
 struct Shape {
-  static constexpr int kTileRows = 11;
-  static constexpr int kTileVectors = 2;
+  static constexpr int kTileRows = 24;
+  static constexpr int kTileVectors = 1;
   static constexpr int kUnroll = 8;
   static constexpr bool kLaneBroadcast = true;
 };
 
 }  // namespace
 
-void ukernel_neon_11x8_k8_packed(const TileArgs& args) { one_tile<Shape, Operands::kPacked>(args); }
-void ukernel_neon_11x8_k8_streamed(const TileArgs& args) { one_tile<Shape, Operands::kStreamedB>(args); }
-void ukernel_neon_11x8_k8_direct(const TileArgs& args) { direct<Shape>(args); }
-void ukernel_neon_11x8_k8_row_streams(const TileArgs& args) { row_streams_of(args); }
-void ukernel_neon_11x8_k8_wide_rows(const TileArgs& args) { wide_rows(args); }
-void ukernel_neon_11x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+void ukernel_neon_24x4_k8_packed(const TileArgs& args) { one_tile<Shape, Operands::kPacked>(args); }
+void ukernel_neon_24x4_k8_streamed(const TileArgs& args) { one_tile<Shape, Operands::kStreamedB>(args); }
+void ukernel_neon_24x4_k8_direct(const TileArgs& args) { direct<Shape>(args); }
+void ukernel_neon_24x4_k8_row_streams(const TileArgs& args) { row_streams_of(args); }
+void ukernel_neon_24x4_k8_wide_rows(const TileArgs& args) { wide_rows(args); }
+void ukernel_neon_24x4_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
   pack_a<Shape>(a, lda, rows, depth, out);
 }
-void ukernel_neon_11x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
+void ukernel_neon_24x4_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
   pack_b<Shape>(b, ldb, cols, depth, out);
 }
 
