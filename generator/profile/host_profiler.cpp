@@ -22,6 +22,7 @@
 #include "common/process_status.h"
 #include "cpu/kit/device_info.h"  // templates/: the text every profile kit carries
 #include "profile/profile_kit.h"
+#include "profile/progress.h"
 #include "render/template_renderer.h"
 
 namespace strata {
@@ -211,73 +212,6 @@ std::string build_kit(const ProfileKit& kit, const ProfileOptions& options, cons
 // ---------------------------------------------------------------------------------------------------------------
 // Running.
 // ---------------------------------------------------------------------------------------------------------------
-
-// A one-line progress display on stderr (a terminal: the caller enables it only for one), ended cleanly when the
-// profile finishes or fails. The line names the stage, how many of its timings are done and the time left at the
-// pace so far. The profiler reports every kernel of every round, thousands of lines for AVX-512, so the line is
-// redrawn only when the stage changes and at most every kRedrawSeconds: one redraw per report flooded slow terminals
-// and made a captured terminal log megabytes long.
-class Progress {
- public:
-  static constexpr double kRedrawSeconds = 0.5;
-
-  explicit Progress(bool enabled) : enabled_(enabled) {}
-  ~Progress() { end(); }
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
-  void line(const std::string& text) {
-    end();
-    if (enabled_) fmt::print(stderr, "profiling: {}\n", text);
-  }
-  // `done` of `total` timings of `stage` are finished.
-  void status(const std::string& stage, int64_t done, int64_t total) {
-    if (!enabled_ || total <= 0) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (stage != stage_) {
-      stage_ = stage;
-      stage_start_ = now;
-    } else if (open_ && std::chrono::duration<double>(now - last_draw_).count() < kRedrawSeconds) {
-      return;
-    }
-    last_draw_ = now;
-    const double elapsed = std::chrono::duration<double>(now - stage_start_).count();
-    std::string left;
-    if (done > 0 && done < total)
-      left = fmt::format(", about {:.0f} s left",
-                         elapsed * static_cast<double>(total - done) / static_cast<double>(done));
-    fmt::print(stderr, "\rprofiling {}: {}/{}{}\x1b[K", stage, done, total, left);
-    open_ = true;
-  }
-  void end() {
-    if (open_) fmt::print(stderr, "\n");
-    open_ = false;
-  }
-
- private:
-  bool enabled_;
-  bool open_ = false;
-  std::string stage_;
-  std::chrono::steady_clock::time_point stage_start_, last_draw_;
-};
-
-// The stage, timings done and timings in all of a profiler progress line: "kernel I/N round R/RS: NAME" (before
-// kernel I of round R) or "block I/N: NAME MxNxK" (before block I). False for any other line.
-bool parse_progress(const std::string& line, std::string* stage, int64_t* done, int64_t* total) {
-  long long i = 0, n = 0, r = 0, rounds = 0;
-  if (std::sscanf(line.c_str(), "kernel %lld/%lld round %lld/%lld:", &i, &n, &r, &rounds) == 4 && n > 0) {
-    *stage = "level 0 (kernels x rounds)";
-    *done = (r - 1) * n + i - 1;
-    *total = n * rounds;
-    return true;
-  }
-  if (std::sscanf(line.c_str(), "block %lld/%lld:", &i, &n) == 2 && n > 0) {
-    *stage = "level 1 (blocks)";
-    *done = i - 1;
-    *total = n;
-    return true;
-  }
-  return false;
-}
 
 // Runs the kit's profiler, showing its "kernel I/N round R/RS: NAME" and "block I/N: NAME MxNxK" lines as progress,
 // and loads the records file it writes.
