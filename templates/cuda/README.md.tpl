@@ -9,6 +9,11 @@ chose the kernels and their warp, block and grid tiles for that GPU with its per
 CUDA C++17. The library needs nvcc and the CUDA runtime and nothing else; only the bench links cuBLAS, to compare
 against it.
 
+Version `{{PACKAGE_VERSION_STRING}}`: Strata's version, with a hash of this package's files after the `+`. Any
+difference in the kernels, the templates or the inputs gives a different hash; `{{PACKAGE}}_version()` returns it,
+`{{PACKAGE_UPPER}}_VERSION_STRING` in the header holds it, and `{{PACKAGE}}_provenance()` gives the command and the
+inputs' sha256 the package was generated with.
+
 | Path | What it is |
 | --- | --- |
 | `include/{{PACKAGE}}.h` | the public C API (usable from C and C++, no CUDA headers needed) |

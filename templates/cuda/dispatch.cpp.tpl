@@ -28,6 +28,9 @@ constexpr int64_t kMaxGridX = 2147483647;  // gridDim.x limit of compute capabil
 
 thread_local int32_t g_last_cuda_error = 0;
 
+// How the package was made, for {{PACKAGE}}_provenance(): the generator, the command and the inputs' sha256.
+constexpr const char* kProvenance = {{PROVENANCE_STRING}};
+
 // ---- The model ---------------------------------------------------------------------------------------------
 
 strata_model::LevelParams level(double latency_s, double bandwidth_Bps, int64_t units, strata_model::LoopKind m,
@@ -397,5 +400,9 @@ int32_t {{PACKAGE}}_explain(const {{PACKAGE}}_plan_t* plan, char* buffer, size_t
   if (result == {{PACKAGE_UPPER}}_OK && freed != cudaSuccess) result = from_cuda(freed);
   return result;
 }
+
+const char* {{PACKAGE}}_version(void) { return {{PACKAGE_UPPER}}_VERSION_STRING; }
+
+const char* {{PACKAGE}}_provenance(void) { return kProvenance; }
 
 }  // extern "C"
