@@ -63,12 +63,13 @@ typedef enum {
   {{PACKAGE_UPPER}}_INVALID_KERNEL = 5,       /* kernel id outside [0, kernel_count) */
   {{PACKAGE_UPPER}}_INVALID_ARGUMENT = 6,     /* e.g. a null plan or buffer, split_k outside [1, 64] */
   {{PACKAGE_UPPER}}_WORKSPACE_TOO_SMALL = 7,  /* caller workspace smaller than plan.workspace_bytes */
-  {{PACKAGE_UPPER}}_OUT_OF_MEMORY = 8,        /* the GPU could not allocate (cudaErrorMemoryAllocation) */
+  {{PACKAGE_UPPER}}_OUT_OF_MEMORY = 8,        /* the GPU (cudaErrorMemoryAllocation) or the host could not allocate */
   {{PACKAGE_UPPER}}_NO_DEVICE = 9,            /* no CUDA device, or a driver too old for this CUDA runtime */
   {{PACKAGE_UPPER}}_UNSUPPORTED_DEVICE = 10,  /* the device cannot run these kernels: no image for its compute
                                                  capability (built for {{BUILT_FOR}}), or less shared memory per
                                                  block than a kernel needs */
-  {{PACKAGE_UPPER}}_CUDA_ERROR = 11           /* any other CUDA error; see {{PACKAGE}}_last_cuda_error() */
+  {{PACKAGE_UPPER}}_CUDA_ERROR = 11,          /* any other CUDA error; see {{PACKAGE}}_last_cuda_error() */
+  {{PACKAGE_UPPER}}_SYSTEM_ERROR = 12         /* the host refused a resource the call needed; C is unspecified */
 } {{PACKAGE}}_status;
 
 /* A short English description of a status, never null. */
