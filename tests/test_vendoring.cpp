@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "vendoring_util.h"
 
 namespace fs = std::filesystem;
 using namespace strata::test;
@@ -31,13 +32,6 @@ bool host_runs_avx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-// Runs `command` with its output appended to `log`; on failure the test stops and shows the log.
-void run(const std::string& command, const std::string& log) {
-  const int status = std::system(("(" + command + ") >>" + log + " 2>&1").c_str());
-  INFO(command << "\n" << read_file(log));
-  REQUIRE(status == 0);
-}
-
 // Generates an AVX2 package named `name` with `kernels` kernels, modelled, into dir/name.
 std::string generate(const ScratchDir& dir, const std::string& name, int kernels) {
   const auto r =
@@ -47,51 +41,6 @@ std::string generate(const ScratchDir& dir, const std::string& name, int kernels
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   return dir.path() + "/" + name;
-}
-
-// The functions the header marks with the export macro.
-std::set<std::string> api_functions(const std::string& header, const std::string& name) {
-  std::set<std::string> out;
-  const std::regex declaration("_API [^(]*\\b(" + name + "\\w*)\\(");
-  std::istringstream in(read_file(header));
-  for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    if (std::regex_search(line, m, declaration)) out.insert(m[1]);
-  }
-  return out;
-}
-
-// The third column of `nm` lines whose type is one of `types`, output of `command`.
-std::set<std::string> nm_symbols(const std::string& command, const std::string& types, const ScratchDir& dir) {
-  const std::string out = dir.path() + "/nm.out";
-  run(command + " >" + out, dir.path() + "/nm.log");
-  std::set<std::string> symbols;
-  std::istringstream in(read_file(out));
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream fields(line);
-    std::string address, type, symbol;
-    if (fields >> address >> type >> symbol && types.find(type) != std::string::npos) symbols.insert(symbol);
-  }
-  return symbols;
-}
-
-// The optimisation flag that decides each package source's compile line (the last -O), from compile_commands.json.
-std::map<std::string, std::string> last_optimisation_flags(const std::string& compile_commands) {
-  std::map<std::string, std::string> out;
-  const std::regex command("\"command\": \"([^\"]*)\"");
-  const std::regex file(" (\\S+\\.cpp)$");
-  const std::string text = read_file(compile_commands);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), command); it != std::sregex_iterator(); ++it) {
-    const std::string line = (*it)[1];
-    std::smatch source;
-    REQUIRE(std::regex_search(line, source, file));
-    std::string last = "(none)";
-    std::istringstream words(line);
-    for (std::string w; words >> w;)
-      if (w.rfind("-O", 0) == 0) last = w;
-    out[fs::path(source[1].str()).filename().string()] = last;
-  }
-  return out;
 }
 
 }  // namespace
@@ -168,12 +117,12 @@ TEST_CASE("a vendored package builds optimised, exports its API alone, links fro
             "#include \"vend_a.h\"\nint main() {\n  float a = 2, b = 3, c = 0;\n"
             "  return vend_a(1, 1, 1, 1.0f, &a, 1, &b, 1, 0.0f, &c, 1) == VEND_A_OK && c == 6.0f ? 0 : 1;\n}\n");
   const std::string shared_prefix = dir.path() + "/shared";
-  run("cmake -S " + parent + " -B " + parent + "/build -DCMAKE_CXX_COMPILER=g++ -DBUILD_SHARED_LIBS=ON " +
-          "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON '-DCMAKE_CXX_FLAGS=" + kStrictFlags +
-          "' -DCMAKE_INSTALL_PREFIX=" + shared_prefix,
-      log);
-  run("cmake --build " + parent + "/build --parallel 2 && cmake --install " + parent + "/build", log);
-  if (run_programs) run(parent + "/build/app", log);
+  run_logged("cmake -S " + parent + " -B " + parent + "/build -DCMAKE_CXX_COMPILER=g++ -DBUILD_SHARED_LIBS=ON " +
+                 "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON '-DCMAKE_CXX_FLAGS=" + kStrictFlags +
+                 "' -DCMAKE_INSTALL_PREFIX=" + shared_prefix,
+             log);
+  run_logged("cmake --build " + parent + "/build --parallel 2 && cmake --install " + parent + "/build", log);
+  if (run_programs) run_logged(parent + "/build/app", log);
 
   // Kernels and dispatcher at -O3 whatever the parent asked (here nothing: its own file has no -O at all).
   const auto flags = last_optimisation_flags(parent + "/build/compile_commands.json");
@@ -203,16 +152,19 @@ TEST_CASE("a vendored package builds optimised, exports its API alone, links fro
   const std::string static_prefix = dir.path() + "/static";
   const std::string clang = have("clang++") ? "clang++" : "g++";
   if (clang != "clang++") WARN("clang++ not found: the static build uses g++");
-  run("cmake -S " + pkg_a + " -B " + dir.path() + "/a-static -DCMAKE_CXX_COMPILER=" + clang +
-          " -DCMAKE_BUILD_TYPE=Debug -DVEND_A_OPTIMIZE=OFF '-DCMAKE_CXX_FLAGS=" + kStrictFlags +
-          "' -DCMAKE_INSTALL_PREFIX=" + static_prefix,
-      log);
-  run("cmake --build " + dir.path() + "/a-static --parallel 2 && cmake --install " + dir.path() + "/a-static", log);
-  run("cmake -S " + pkg_b + " -B " + dir.path() + "/b-static -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Debug " +
-          "-DVEND_B_OPTIMIZE=OFF -DVEND_B_BUILD_TESTS=OFF -DVEND_B_BUILD_BENCH=OFF -DCMAKE_INSTALL_PREFIX=" +
-          static_prefix,
-      log);
-  run("cmake --build " + dir.path() + "/b-static --parallel 2 && cmake --install " + dir.path() + "/b-static", log);
+  run_logged("cmake -S " + pkg_a + " -B " + dir.path() + "/a-static -DCMAKE_CXX_COMPILER=" + clang +
+                 " -DCMAKE_BUILD_TYPE=Debug -DVEND_A_OPTIMIZE=OFF '-DCMAKE_CXX_FLAGS=" + kStrictFlags +
+                 "' -DCMAKE_INSTALL_PREFIX=" + static_prefix,
+             log);
+  run_logged("cmake --build " + dir.path() + "/a-static --parallel 2 && cmake --install " + dir.path() + "/a-static",
+             log);
+  run_logged("cmake -S " + pkg_b + " -B " + dir.path() +
+                 "/b-static -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Debug " +
+                 "-DVEND_B_OPTIMIZE=OFF -DVEND_B_BUILD_TESTS=OFF -DVEND_B_BUILD_BENCH=OFF -DCMAKE_INSTALL_PREFIX=" +
+                 static_prefix,
+             log);
+  run_logged("cmake --build " + dir.path() + "/b-static --parallel 2 && cmake --install " + dir.path() + "/b-static",
+             log);
 
   // Every global symbol a package defines carries its name, but those of the C++ standard library's templates and
   // the compiler's helpers, which are the same code wherever they come from; and no weak definition is in both
@@ -251,9 +203,9 @@ TEST_CASE("a vendored package builds optimised, exports its API alone, links fro
             "cmake_minimum_required(VERSION 3.18)\nproject(c LANGUAGES C)\nfind_package(vend_a REQUIRED)\n"
             "find_package(vend_b REQUIRED)\nadd_executable(both main.c)\n"
             "target_link_libraries(both PRIVATE vend_a::vend_a vend_b::vend_b)\n");
-  run("cmake -S " + dir.path() + "/c -B " + dir.path() + "/c/build -DCMAKE_C_FLAGS=-O0 -DCMAKE_PREFIX_PATH=" +
-          static_prefix + " && cmake --build " + dir.path() + "/c/build",
-      log);
+  run_logged("cmake -S " + dir.path() + "/c -B " + dir.path() + "/c/build -DCMAKE_C_FLAGS=-O0 -DCMAKE_PREFIX_PATH=" +
+                 static_prefix + " && cmake --build " + dir.path() + "/c/build",
+             log);
   fs::create_directories(dir.path() + "/c-shared");
   dir.write("c-shared/main.c",
             "#include \"vend_a.h\"\nint main(void) {\n  float a = 2, b = 3, c = 0;\n"
@@ -261,15 +213,15 @@ TEST_CASE("a vendored package builds optimised, exports its API alone, links fro
   dir.write("c-shared/CMakeLists.txt",
             "cmake_minimum_required(VERSION 3.18)\nproject(c LANGUAGES C)\nfind_package(vend_a REQUIRED)\n"
             "add_executable(one main.c)\ntarget_link_libraries(one PRIVATE vend_a::vend_a)\n");
-  run("cmake -S " + dir.path() + "/c-shared -B " + dir.path() + "/c-shared/build -DCMAKE_PREFIX_PATH=" +
-          shared_prefix + " && cmake --build " + dir.path() + "/c-shared/build",
-      log);
-  run("cc " + dir.path() + "/c/main.c $(PKG_CONFIG_PATH=" + static_prefix +
-          "/lib/pkgconfig pkg-config --cflags --libs vend_a vend_b) -o " + dir.path() + "/c/pc",
-      log);
+  run_logged("cmake -S " + dir.path() + "/c-shared -B " + dir.path() + "/c-shared/build -DCMAKE_PREFIX_PATH=" +
+                 shared_prefix + " && cmake --build " + dir.path() + "/c-shared/build",
+             log);
+  run_logged("cc " + dir.path() + "/c/main.c $(PKG_CONFIG_PATH=" + static_prefix +
+                 "/lib/pkgconfig pkg-config --cflags --libs vend_a vend_b) -o " + dir.path() + "/c/pc",
+             log);
   if (run_programs) {
-    run(dir.path() + "/c/build/both", log);
-    run(dir.path() + "/c-shared/build/one", log);
-    run(dir.path() + "/c/pc", log);
+    run_logged(dir.path() + "/c/build/both", log);
+    run_logged(dir.path() + "/c-shared/build/one", log);
+    run_logged(dir.path() + "/c/pc", log);
   }
 }

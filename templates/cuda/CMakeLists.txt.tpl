@@ -2,7 +2,8 @@
 #
 # Plain CMake with the CUDA language: the library needs nvcc and the CUDA runtime, nothing else. The selftest uses
 # only the library; the bench also links cuBLAS, to compare against it. Installs a CMake package config
-# (find_package({{PACKAGE}})) and also works when vendored with add_subdirectory.
+# (find_package({{PACKAGE}})) and a pkg-config file, and also works when vendored with add_subdirectory. Licence:
+# MIT-0 (LICENSE), installed with the package.
 cmake_minimum_required(VERSION 3.18)
 
 # The descriptor's GPU (compute capability {{SM_DOTTED}}). Must be set before project(), which would otherwise pick
@@ -12,6 +13,8 @@ if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
 endif()
 
 project({{PACKAGE}} VERSION {{PACKAGE_VERSION}} LANGUAGES CXX CUDA)
+# The version with the package's content hash: what {{PACKAGE}}_version() returns.
+set({{PACKAGE_UPPER}}_VERSION_STRING "{{PACKAGE_VERSION_STRING}}")
 
 # Tests and the bench are for whoever builds this package on its own; a parent project that vendors it should not
 # get extra targets (or ctest entries) unless it asks for them.
@@ -25,6 +28,11 @@ option({{PACKAGE_UPPER}}_BUILD_TESTS "Build the {{PACKAGE}} selftest" ${_top_lev
 option({{PACKAGE_UPPER}}_BUILD_BENCH "Build the {{PACKAGE}} benchmark (links cuBLAS)" ${_top_level})
 option({{PACKAGE_UPPER}}_WERROR "Treat compiler warnings as errors" OFF)
 option({{PACKAGE_UPPER}}_PTXAS_VERBOSE "Print ptxas register, shared-memory and spill reports per kernel" OFF)
+# The kernels and the dispatcher are compiled optimised whatever the build type: a parent project's Debug build, or
+# one with no build type (CMake's default), would otherwise get unoptimised host code, with no warning.
+option({{PACKAGE_UPPER}}_OPTIMIZE "Compile the kernels and the dispatcher with -O3 whatever the build type" ON)
+# On by default even when vendored: a parent that installs and exports its own targets linking {{PACKAGE}} needs
+# {{PACKAGE}} in an export set too.
 option({{PACKAGE_UPPER}}_INSTALL "Generate install rules for {{PACKAGE}}" ON)
 
 # A performance library built without optimisation is useless, so an unspecified build type means Release.
@@ -52,25 +60,67 @@ if({{PACKAGE_UPPER}}_PTXAS_VERBOSE)
   list(APPEND _cuda_flags $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-v>)
 endif()
 
-# Static unless BUILD_SHARED_LIBS says otherwise. One .cu file per kernel, so they compile in parallel.
-add_library({{PACKAGE}}
-  src/dispatch.cpp
+# One .cu file per kernel, so they compile in parallel.
+set(_kernel_sources
   src/kernels/splitk_reduce.cu
 {{#KERNEL}}  src/kernels/{{NAME}}.cu
 {{/KERNEL}})
+# Appended to each file's own options, which come after the build type's flags, so they win over a -O0 there. nvcc
+# warns when a second -O differs from the first, so the .cu files get -O3 only under build types whose flags have no
+# -O of their own (CMake's Release, RelWithDebInfo and MinSizeRel have one); nvcc optimises device code unless -G
+# asks otherwise.
+if({{PACKAGE_UPPER}}_OPTIMIZE AND NOT MSVC)
+  set_property(SOURCE src/dispatch.cpp APPEND PROPERTY COMPILE_OPTIONS -O3)
+  set_property(SOURCE ${_kernel_sources} APPEND PROPERTY COMPILE_OPTIONS
+    "$<$<NOT:$<OR:$<CONFIG:Release>,$<CONFIG:RelWithDebInfo>,$<CONFIG:MinSizeRel>>>:-O3>")
+endif()
+
+# Static unless BUILD_SHARED_LIBS says otherwise.
+add_library({{PACKAGE}} src/dispatch.cpp ${_kernel_sources})
 add_library({{PACKAGE}}::{{PACKAGE}} ALIAS {{PACKAGE}})
+get_target_property(_library_type {{PACKAGE}} TYPE)
 target_include_directories({{PACKAGE}}
   PUBLIC
     $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
   PRIVATE
     ${CMAKE_CURRENT_SOURCE_DIR}/src)
+# The shared CUDA runtime, and only through this link: CMake's default for CUDA targets would link cudart_static
+# too, and a process should hold one copy of the runtime, the one its other CUDA code uses.
 target_link_libraries({{PACKAGE}} PUBLIC CUDA::cudart)
 target_compile_options({{PACKAGE}} PRIVATE ${_warnings} ${_cuda_flags})
+# Only the C API ({{PACKAGE_UPPER}}_API in the header) is visible; the launchers, the dispatcher, the kernels' host
+# stubs and the inline functions of the C++ standard library they use are not, so a shared {{PACKAGE}} exports
+# nothing else, and a parent's CMAKE_CXX_VISIBILITY_PRESET changes nothing. CMake has no nvcc flag for
+# VISIBILITY_INLINES_HIDDEN, so the .cu files pass it to the host compiler themselves.
 set_target_properties({{PACKAGE}} PROPERTIES
   VERSION ${PROJECT_VERSION}
   SOVERSION ${PROJECT_VERSION_MAJOR}
-  POSITION_INDEPENDENT_CODE ON)
+  POSITION_INDEPENDENT_CODE ON
+  CUDA_RUNTIME_LIBRARY None
+  CXX_VISIBILITY_PRESET hidden
+  CUDA_VISIBILITY_PRESET hidden
+  VISIBILITY_INLINES_HIDDEN ON)
+if(NOT MSVC)
+  target_compile_options({{PACKAGE}} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fvisibility-inlines-hidden>)
+endif()
+target_compile_definitions({{PACKAGE}} PRIVATE {{PACKAGE_UPPER}}_BUILDING)
+# The C++ runtime a static {{PACKAGE}} needs, named for a program linked by a C compiler: its API is C, so a C-only
+# project links it (a C++ or CUDA link has the runtime already). A shared {{PACKAGE}} carries its own.
+set(_cxx_runtime)
+if(_library_type STREQUAL "SHARED_LIBRARY")
+  target_compile_definitions({{PACKAGE}} PUBLIC {{PACKAGE_UPPER}}_SHARED)
+else()
+  foreach(_lib IN LISTS CMAKE_CXX_IMPLICIT_LINK_LIBRARIES)
+    if(_lib MATCHES "^(stdc\\+\\+|c\\+\\+|c\\+\\+abi|m)$")
+      list(APPEND _cxx_runtime ${_lib})
+    endif()
+  endforeach()
+  foreach(_lib IN LISTS _cxx_runtime)
+    target_link_libraries({{PACKAGE}} INTERFACE
+      $<$<NOT:$<OR:$<LINK_LANGUAGE:CXX>,$<LINK_LANGUAGE:CUDA>>>:${_lib}>)
+  endforeach()
+endif()
 
 if({{PACKAGE_UPPER}}_BUILD_TESTS)
   enable_testing()
@@ -119,4 +169,31 @@ include(\"\${CMAKE_CURRENT_LIST_DIR}/{{PACKAGE}}Targets.cmake\")
       ${CMAKE_CURRENT_BINARY_DIR}/{{PACKAGE}}Config.cmake
       ${CMAKE_CURRENT_BINARY_DIR}/{{PACKAGE}}ConfigVersion.cmake
     DESTINATION ${_config_dir})
+
+  # pkg-config, relocatable: the prefix is found from where the .pc file is installed. The CUDA runtime is named
+  # with the toolkit's directory for both library types: a shared {{PACKAGE}} needs it found at link time too.
+  set(_pc_dir ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}" OR IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+    set(_pc_prefix "${CMAKE_INSTALL_PREFIX}")
+  else()
+    file(RELATIVE_PATH _pc_up /${_pc_dir} /)
+    string(REGEX REPLACE "/$" "" _pc_up "${_pc_up}")
+    set(_pc_prefix "\${pcfiledir}/${_pc_up}")
+  endif()
+  set(_pc_libs "-l{{PACKAGE}} -L${CUDAToolkit_LIBRARY_DIR} -lcudart")
+  foreach(_lib IN LISTS _cxx_runtime)
+    string(APPEND _pc_libs " -l${_lib}")
+  endforeach()
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/{{PACKAGE}}.pc
+"prefix=${_pc_prefix}
+libdir=\${prefix}/${CMAKE_INSTALL_LIBDIR}
+includedir=\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}
+
+Name: {{PACKAGE}}
+Description: {{PACKAGE}} for {{ARCH_NAME}} (CUDA), generated by Strata
+Version: {{PACKAGE_VERSION_STRING}}
+Libs: -L\${libdir} ${_pc_libs}
+Cflags: -I\${includedir}
+")
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/{{PACKAGE}}.pc DESTINATION ${_pc_dir})
 endif()

@@ -9,6 +9,14 @@ chose the kernels and their warp, block and grid tiles for that GPU with its per
 CUDA C++17. The library needs nvcc and the CUDA runtime and nothing else; only the bench links cuBLAS, to compare
 against it.
 
+Version `{{PACKAGE_VERSION_STRING}}`: Strata's version, with a hash of this package's files after the `+`. Any
+difference in the kernels, the templates or the inputs gives a different hash; `{{PACKAGE}}_version()` returns it,
+`{{PACKAGE_UPPER}}_VERSION_STRING` in the header holds it, and `{{PACKAGE}}_provenance()` gives the command and the
+inputs' sha256 the package was generated with.
+
+Licence: MIT No Attribution (`LICENSE`; every file says `SPDX-License-Identifier: MIT-0`). You may copy, change and
+ship it, in source or binary form, without keeping a notice.
+
 | Path | What it is |
 | --- | --- |
 | `include/{{PACKAGE}}.h` | the public C API (usable from C and C++, no CUDA headers needed) |
@@ -19,6 +27,8 @@ against it.
 | `test/selftest.cpp` | a self-test against a double-precision host reference |
 | `bench/bench.cpp` | a benchmark against cuBLAS that prints CSV |
 | `manifest.yaml` | everything Strata decided when it generated this package, and why |
+| `inputs/` | the architecture descriptor and operator spec it was generated from, verbatim |
+| `LICENSE` | the licence (MIT-0) |
 
 ## Building
 
@@ -34,6 +44,11 @@ build/{{PACKAGE}}_bench         # M from 1 to 8192 at N = K = 4096, then squares
 (cp.async and mma.sync with f32 accumulators). Building needs no GPU. Without one the selftest checks arguments
 and plans, then reports itself skipped.
 
+The build type defaults to `Release`. Whatever it is (also when a parent project builds the package with `Debug` or
+with no build type, CMake's default), the dispatcher is compiled with `-O3` after the build type's flags, and so are
+the `.cu` files under a build type with no `-O` of its own; nvcc optimises device code unless `-G` is given.
+`-D{{PACKAGE_UPPER}}_OPTIMIZE=OFF` leaves all of it to the build type.
+
 Options:
 
 | Option | Default | Effect |
@@ -41,12 +56,58 @@ Options:
 | `BUILD_SHARED_LIBS` | `OFF` | build a shared library instead of a static one |
 | `{{PACKAGE_UPPER}}_BUILD_TESTS` | `ON` on its own, `OFF` when vendored | build the selftest (a CTest test) |
 | `{{PACKAGE_UPPER}}_BUILD_BENCH` | `ON` on its own, `OFF` when vendored | build `{{PACKAGE}}_bench` (links cuBLAS) |
+| `{{PACKAGE_UPPER}}_OPTIMIZE` | `ON` | compile the kernels and the dispatcher with `-O3` whatever the build type |
 | `{{PACKAGE_UPPER}}_WERROR` | `OFF` | treat warnings as errors (host compiler and nvcc) |
 | `{{PACKAGE_UPPER}}_PTXAS_VERBOSE` | `OFF` | print ptxas's registers, shared memory and spills per kernel |
-| `{{PACKAGE_UPPER}}_INSTALL` | `ON` | generate install rules and the CMake package config |
+| `{{PACKAGE_UPPER}}_INSTALL` | `ON` | generate install rules, the CMake package config and the pkg-config file |
 
-From CMake: install it and `find_package({{PACKAGE}} REQUIRED)`, or copy the directory into your tree and
-`add_subdirectory()` it; either way link `{{PACKAGE}}::{{PACKAGE}}`.
+## Using it from CMake
+
+Install it, then find it as a package (its config finds the CUDA toolkit with `find_package(CUDAToolkit)`):
+
+```sh
+cmake -S . -B build -DCMAKE_INSTALL_PREFIX=/path/to/prefix
+cmake --build build
+cmake --install build
+```
+
+```cmake
+find_package({{PACKAGE}} REQUIRED)   # add -DCMAKE_PREFIX_PATH=/path/to/prefix if it is not a system prefix
+target_link_libraries(app PRIVATE {{PACKAGE}}::{{PACKAGE}})
+```
+
+Or vendor it: copy this directory into your source tree and add it as a subdirectory. The target has the same
+name either way, and the selftest and bench are left out unless you turn them on.
+
+```cmake
+add_subdirectory(third_party/{{PACKAGE}})
+target_link_libraries(app PRIVATE {{PACKAGE}}::{{PACKAGE}})
+```
+
+The install puts the library, the header, the CMake package config, `lib/pkgconfig/{{PACKAGE}}.pc`, and
+`share/doc/{{PACKAGE}}/` (this README, `manifest.yaml` and `LICENSE`) under the prefix. Without CMake:
+
+```sh
+cc app.c $(pkg-config --cflags --libs {{PACKAGE}}) -o app   # PKG_CONFIG_PATH=/path/to/prefix/lib/pkgconfig
+```
+
+The library exports only the C API (`{{PACKAGE_UPPER}}_API` in the header); everything else, shared or static, has
+hidden visibility, and its C++ code lives in namespaces named after the package. Its link interface (and the `.pc`
+file) names the shared CUDA runtime, `cudart`, and for a static `{{PACKAGE}}` the C++ runtime, so a C program links
+it with a C compiler. The CUDA runtime is the only one the library links: a program that also builds CUDA code
+should link the shared runtime too (CMake: `CUDA_RUNTIME_LIBRARY Shared`), so that the process holds one copy of it.
+
+## Reproducing it
+
+`inputs/` holds the architecture descriptor and operator spec this package was generated from; the provenance
+header of every file lists their sha256 and the command that made the package. Run in `inputs/`, that command
+regenerates the package in place, byte for byte:
+
+```sh
+cd inputs && strata generate --arch arch.yaml --op op.yaml ...   # the "Command (run in inputs/)" line of any file
+```
+
+`{{PACKAGE}}_provenance()` returns the same record at run time.
 
 ## Calling it
 

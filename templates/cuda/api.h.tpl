@@ -18,6 +18,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The version: the generator's, with the package's content hash as build metadata. Packages that differ in anything
+ * (kernels, templates, inputs) have different version strings; {{PACKAGE}}_version() says which one is linked. */
+#define {{PACKAGE_UPPER}}_VERSION_MAJOR {{PACKAGE_VERSION_MAJOR}}
+#define {{PACKAGE_UPPER}}_VERSION_MINOR {{PACKAGE_VERSION_MINOR}}
+#define {{PACKAGE_UPPER}}_VERSION_PATCH {{PACKAGE_VERSION_PATCH}}
+#define {{PACKAGE_UPPER}}_VERSION_STRING "{{PACKAGE_VERSION_STRING}}"
+
+/* {{PACKAGE_UPPER}}_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
+ * For a Windows DLL, CMakeLists.txt defines {{PACKAGE_UPPER}}_SHARED for the library and its users and
+ * {{PACKAGE_UPPER}}_BUILDING for the library. Define {{PACKAGE_UPPER}}_API yourself to override all of this. */
+#ifndef {{PACKAGE_UPPER}}_API
+#if defined(_WIN32) || defined(__CYGWIN__)
+#if defined({{PACKAGE_UPPER}}_SHARED) && defined({{PACKAGE_UPPER}}_BUILDING)
+#define {{PACKAGE_UPPER}}_API __declspec(dllexport)
+#elif defined({{PACKAGE_UPPER}}_SHARED)
+#define {{PACKAGE_UPPER}}_API __declspec(dllimport)
+#else
+#define {{PACKAGE_UPPER}}_API
+#endif
+#elif defined(__GNUC__)
+#define {{PACKAGE_UPPER}}_API __attribute__((visibility("default")))
+#else
+#define {{PACKAGE_UPPER}}_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,28 +63,30 @@ typedef enum {
   {{PACKAGE_UPPER}}_INVALID_KERNEL = 5,       /* kernel id outside [0, kernel_count) */
   {{PACKAGE_UPPER}}_INVALID_ARGUMENT = 6,     /* e.g. a null plan or buffer, split_k outside [1, 64] */
   {{PACKAGE_UPPER}}_WORKSPACE_TOO_SMALL = 7,  /* caller workspace smaller than plan.workspace_bytes */
-  {{PACKAGE_UPPER}}_OUT_OF_MEMORY = 8,        /* the GPU could not allocate (cudaErrorMemoryAllocation) */
+  {{PACKAGE_UPPER}}_OUT_OF_MEMORY = 8,        /* the GPU (cudaErrorMemoryAllocation) or the host could not allocate */
   {{PACKAGE_UPPER}}_NO_DEVICE = 9,            /* no CUDA device, or a driver too old for this CUDA runtime */
   {{PACKAGE_UPPER}}_UNSUPPORTED_DEVICE = 10,  /* the device cannot run these kernels: no image for its compute
                                                  capability (built for {{BUILT_FOR}}), or less shared memory per
                                                  block than a kernel needs */
-  {{PACKAGE_UPPER}}_CUDA_ERROR = 11           /* any other CUDA error; see {{PACKAGE}}_last_cuda_error() */
+  {{PACKAGE_UPPER}}_CUDA_ERROR = 11,          /* any other CUDA error; see {{PACKAGE}}_last_cuda_error() */
+  {{PACKAGE_UPPER}}_SYSTEM_ERROR = 12         /* the host refused a resource the call needed; C is unspecified */
 } {{PACKAGE}}_status;
 
 /* A short English description of a status, never null. */
-const char* {{PACKAGE}}_status_string({{PACKAGE}}_status status);
+{{PACKAGE_UPPER}}_API const char* {{PACKAGE}}_status_string({{PACKAGE}}_status status);
 
 /* The cudaError_t (as an int) behind the last status other than OK returned on this host thread by a call that
  * reached CUDA; 0 if there was none. */
-int32_t {{PACKAGE}}_last_cuda_error(void);
+{{PACKAGE_UPPER}}_API int32_t {{PACKAGE}}_last_cuda_error(void);
 
 /* C = alpha * A * B + beta * C: the plan of {{PACKAGE}}_plan(), run on `stream`. When the plan splits K, the
  * workspace for the partial sums is taken with cudaMallocAsync and returned with cudaFreeAsync on the same stream;
  * if that allocation fails, the call falls back to the best plan without split-K. Use {{PACKAGE}}_execute() with a
  * workspace of your own to avoid allocating at all. */
-{{PACKAGE}}_status {{PACKAGE}}(int64_t M, int64_t N, int64_t K, float alpha, const {{A_CTYPE}}* A, int64_t lda,
-                               const {{B_CTYPE}}* B, int64_t ldb, float beta, float* C, int64_t ldc,
-                               {{PACKAGE}}_stream stream);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}(int64_t M, int64_t N, int64_t K, float alpha,
+                                                    const {{A_CTYPE}}* A, int64_t lda, const {{B_CTYPE}}* B,
+                                                    int64_t ldb, float beta, float* C, int64_t ldc,
+                                                    {{PACKAGE}}_stream stream);
 
 /* What a call of this shape would do: the cost model's choice of kernel (Tensor Cores or CUDA cores), tiles,
  * split-K and grid. Pure host computation: needs no GPU. */
@@ -79,25 +107,34 @@ typedef struct {
   double predicted_seconds;           /* the cost model's estimate for the whole call, reduction included */
 } {{PACKAGE}}_plan_t;
 
-{{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K, {{PACKAGE}}_plan_t* plan);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K,
+                                                         {{PACKAGE}}_plan_t* plan);
 
 /* The kernels in this package, and the best plan with the kernel forced by id (split-K still from the model). */
-int32_t {{PACKAGE}}_kernel_count(void);
-{{PACKAGE}}_status {{PACKAGE}}_kernel_plan(int32_t kernel_id, int64_t M, int64_t N, int64_t K,
-                                           {{PACKAGE}}_plan_t* plan);
+{{PACKAGE_UPPER}}_API int32_t {{PACKAGE}}_kernel_count(void);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_kernel_plan(int32_t kernel_id, int64_t M, int64_t N,
+                                                                int64_t K, {{PACKAGE}}_plan_t* plan);
 
 /* One line describing `plan` in English (kernel, tiles, split-K, grid, prediction), written like snprintf: at
  * most `size` bytes including the terminating NUL; returns the length the full line needs, or -1 for a null plan. */
-int32_t {{PACKAGE}}_explain(const {{PACKAGE}}_plan_t* plan, char* buffer, size_t size);
+{{PACKAGE_UPPER}}_API int32_t {{PACKAGE}}_explain(const {{PACKAGE}}_plan_t* plan, char* buffer,
+                                                  size_t size);
 
 /* Runs `plan` for this call. Only plan->kernel_id and plan->split_k are read (so a caller may force either);
  * everything else is derived again from the shape. `workspace` must hold the plan's workspace_bytes for this
  * shape and split_k (split_k * M * N floats, device memory, 4-byte aligned); it may be null when split_k is 1.
  * Nothing is allocated. */
-{{PACKAGE}}_status {{PACKAGE}}_execute(const {{PACKAGE}}_plan_t* plan, int64_t M, int64_t N, int64_t K, float alpha,
-                                       const {{A_CTYPE}}* A, int64_t lda, const {{B_CTYPE}}* B, int64_t ldb,
-                                       float beta, float* C, int64_t ldc, void* workspace, size_t workspace_bytes,
-                                       {{PACKAGE}}_stream stream);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_execute(const {{PACKAGE}}_plan_t* plan, int64_t M, int64_t N,
+                                                            int64_t K, float alpha, const {{A_CTYPE}}* A,
+                                                            int64_t lda, const {{B_CTYPE}}* B, int64_t ldb,
+                                                            float beta, float* C, int64_t ldc, void* workspace,
+                                                            size_t workspace_bytes, {{PACKAGE}}_stream stream);
+
+/* {{PACKAGE_UPPER}}_VERSION_STRING of the library linked, and how it was generated: the generator's version, the
+ * command that regenerates the package (run in its inputs/ directory) and the sha256 of every input, one per line.
+ * Neither needs a GPU. */
+{{PACKAGE_UPPER}}_API const char* {{PACKAGE}}_version(void);
+{{PACKAGE_UPPER}}_API const char* {{PACKAGE}}_provenance(void);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <new>
 
 // The model in namespaces of this package's own (see cost_model.h), named as the generator names them.
 #define STRATA_MODEL_NAMESPACE {{PACKAGE}}_model
@@ -27,6 +28,9 @@ constexpr int kMaxSplit = 64;            // split-K never exceeds this (gridDim.
 constexpr int64_t kMaxGridX = 2147483647;  // gridDim.x limit of compute capability 3.0 and later
 
 thread_local int32_t g_last_cuda_error = 0;
+
+// How the package was made, for {{PACKAGE}}_provenance(): the generator, the command and the inputs' sha256.
+constexpr const char* kProvenance = {{PROVENANCE_STRING}};
 
 // ---- The model ---------------------------------------------------------------------------------------------
 
@@ -311,8 +315,24 @@ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
   return from_cuda(e);
 }
 
+// A call with nothing thrown out of it: the header promises that no entry point throws, and a C caller could not
+// catch an exception. The CUDA runtime is a C library and the dispatcher allocates no host memory, so only the C++
+// runtime could throw here; whatever it throws becomes a status.
+template <typename Body>
+{{PACKAGE}}_status guarded(Body body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return {{PACKAGE_UPPER}}_OUT_OF_MEMORY;
+  } catch (...) {
+    return {{PACKAGE_UPPER}}_SYSTEM_ERROR;
+  }
+}
+
 }  // namespace
 
+// Every entry point that returns a status runs its body through guarded(); the others only read constants, a
+// thread-local or the plan, and format with snprintf, none of which throws.
 extern "C" {
 
 const char* {{PACKAGE}}_status_string({{PACKAGE}}_status status) {
@@ -329,6 +349,7 @@ const char* {{PACKAGE}}_status_string({{PACKAGE}}_status status) {
     case {{PACKAGE_UPPER}}_NO_DEVICE: return "no CUDA device (or the driver is too old)";
     case {{PACKAGE_UPPER}}_UNSUPPORTED_DEVICE: return "this GPU cannot run the package's kernels";
     case {{PACKAGE_UPPER}}_CUDA_ERROR: return "CUDA error (see last_cuda_error)";
+    case {{PACKAGE_UPPER}}_SYSTEM_ERROR: return "the system refused a resource the call needed";
   }
   return "unknown status";
 }
@@ -338,19 +359,23 @@ int32_t {{PACKAGE}}_last_cuda_error(void) { return g_last_cuda_error; }
 int32_t {{PACKAGE}}_kernel_count(void) { return kKernelCount; }
 
 {{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K, {{PACKAGE}}_plan_t* plan) {
-  if (plan == nullptr) return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
-  if (const {{PACKAGE}}_status s = plannable(M, N, K); s != {{PACKAGE_UPPER}}_OK) return s;
-  plan_best(M, N, K, kMaxSplit, plan);
-  return {{PACKAGE_UPPER}}_OK;
+  return guarded([&] {
+    if (plan == nullptr) return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
+    if (const {{PACKAGE}}_status s = plannable(M, N, K); s != {{PACKAGE_UPPER}}_OK) return s;
+    plan_best(M, N, K, kMaxSplit, plan);
+    return {{PACKAGE_UPPER}}_OK;
+  });
 }
 
 {{PACKAGE}}_status {{PACKAGE}}_kernel_plan(int32_t kernel_id, int64_t M, int64_t N, int64_t K,
                                            {{PACKAGE}}_plan_t* plan) {
-  if (plan == nullptr) return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
-  if (kernel_id < 0 || kernel_id >= kKernelCount) return {{PACKAGE_UPPER}}_INVALID_KERNEL;
-  if (const {{PACKAGE}}_status s = plannable(M, N, K); s != {{PACKAGE_UPPER}}_OK) return s;
-  plan_kernel(kernel_id, M, N, K, kMaxSplit, plan);
-  return {{PACKAGE_UPPER}}_OK;
+  return guarded([&] {
+    if (plan == nullptr) return {{PACKAGE_UPPER}}_INVALID_ARGUMENT;
+    if (kernel_id < 0 || kernel_id >= kKernelCount) return {{PACKAGE_UPPER}}_INVALID_KERNEL;
+    if (const {{PACKAGE}}_status s = plannable(M, N, K); s != {{PACKAGE_UPPER}}_OK) return s;
+    plan_kernel(kernel_id, M, N, K, kMaxSplit, plan);
+    return {{PACKAGE_UPPER}}_OK;
+  });
 }
 
 int32_t {{PACKAGE}}_explain(const {{PACKAGE}}_plan_t* plan, char* buffer, size_t size) {
@@ -372,30 +397,39 @@ int32_t {{PACKAGE}}_explain(const {{PACKAGE}}_plan_t* plan, char* buffer, size_t
                                        const {{A_CTYPE}}* A, int64_t lda, const {{B_CTYPE}}* B, int64_t ldb,
                                        float beta, float* C, int64_t ldc, void* workspace, size_t workspace_bytes,
                                        {{PACKAGE}}_stream stream) {
-  return execute(plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, workspace, workspace_bytes, stream);
+  return guarded([&] {
+    return execute(plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, workspace, workspace_bytes, stream);
+  });
 }
 
 {{PACKAGE}}_status {{PACKAGE}}(int64_t M, int64_t N, int64_t K, float alpha, const {{A_CTYPE}}* A, int64_t lda,
                                const {{B_CTYPE}}* B, int64_t ldb, float beta, float* C, int64_t ldc,
                                {{PACKAGE}}_stream stream) {
-  const {{PACKAGE}}_status status = check_args(M, N, K, A, lda, B, ldb, C, ldc);
-  if (status != {{PACKAGE_UPPER}}_OK || M == 0 || N == 0) return status;
-  {{PACKAGE}}_plan_t plan;
-  plan_best(M, N, K, kMaxSplit, &plan);
-  if (plan.workspace_bytes == 0) return execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr, 0, stream);
-  // Stream-ordered allocation: no device-wide synchronisation, and the memory returns to the pool once the
-  // reduction that reads it has run.
-  void* workspace = nullptr;
-  if (cudaMallocAsync(&workspace, plan.workspace_bytes, stream) != cudaSuccess) {
-    (void)cudaGetLastError();
-    plan_best(M, N, K, 1, &plan);
-    return execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr, 0, stream);
-  }
-  {{PACKAGE}}_status result =
-      execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, workspace, plan.workspace_bytes, stream);
-  const cudaError_t freed = cudaFreeAsync(workspace, stream);
-  if (result == {{PACKAGE_UPPER}}_OK && freed != cudaSuccess) result = from_cuda(freed);
-  return result;
+  return guarded([&] {
+    const {{PACKAGE}}_status status = check_args(M, N, K, A, lda, B, ldb, C, ldc);
+    if (status != {{PACKAGE_UPPER}}_OK || M == 0 || N == 0) return status;
+    {{PACKAGE}}_plan_t plan;
+    plan_best(M, N, K, kMaxSplit, &plan);
+    if (plan.workspace_bytes == 0)
+      return execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr, 0, stream);
+    // Stream-ordered allocation: no device-wide synchronisation, and the memory returns to the pool once the
+    // reduction that reads it has run.
+    void* workspace = nullptr;
+    if (cudaMallocAsync(&workspace, plan.workspace_bytes, stream) != cudaSuccess) {
+      (void)cudaGetLastError();
+      plan_best(M, N, K, 1, &plan);
+      return execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr, 0, stream);
+    }
+    {{PACKAGE}}_status result =
+        execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, workspace, plan.workspace_bytes, stream);
+    const cudaError_t freed = cudaFreeAsync(workspace, stream);
+    if (result == {{PACKAGE_UPPER}}_OK && freed != cudaSuccess) result = from_cuda(freed);
+    return result;
+  });
 }
+
+const char* {{PACKAGE}}_version(void) { return {{PACKAGE_UPPER}}_VERSION_STRING; }
+
+const char* {{PACKAGE}}_provenance(void) { return kProvenance; }
 
 }  // extern "C"

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   0355a13dcf89cd4362e5dbaf79fdc0f56d0b7c2b33873489e8619a7feff16b11  template cuda/api.h.tpl
+//   c6ae31fdddccc111a6ff798bd759d37c408abcba91e2e6884c28c460abbb7448  template cuda/api.h.tpl
 
 #ifndef STRATA_SGEMM_A100_H_
 #define STRATA_SGEMM_A100_H_
@@ -26,6 +26,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The version: the generator's, with the package's content hash as build metadata. Packages that differ in anything
+ * (kernels, templates, inputs) have different version strings; strata_sgemm_a100_version() says which one is linked. */
+#define STRATA_SGEMM_A100_VERSION_MAJOR 0
+#define STRATA_SGEMM_A100_VERSION_MINOR 1
+#define STRATA_SGEMM_A100_VERSION_PATCH 0
+#define STRATA_SGEMM_A100_VERSION_STRING "0.1.0+e070393a043c"
+
+/* STRATA_SGEMM_A100_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
+ * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_A100_SHARED for the library and its users and
+ * STRATA_SGEMM_A100_BUILDING for the library. Define STRATA_SGEMM_A100_API yourself to override all of this. */
+#ifndef STRATA_SGEMM_A100_API
+#if defined(_WIN32) || defined(__CYGWIN__)
+#if defined(STRATA_SGEMM_A100_SHARED) && defined(STRATA_SGEMM_A100_BUILDING)
+#define STRATA_SGEMM_A100_API __declspec(dllexport)
+#elif defined(STRATA_SGEMM_A100_SHARED)
+#define STRATA_SGEMM_A100_API __declspec(dllimport)
+#else
+#define STRATA_SGEMM_A100_API
+#endif
+#elif defined(__GNUC__)
+#define STRATA_SGEMM_A100_API __attribute__((visibility("default")))
+#else
+#define STRATA_SGEMM_A100_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -42,28 +68,30 @@ typedef enum {
   STRATA_SGEMM_A100_INVALID_KERNEL = 5,       /* kernel id outside [0, kernel_count) */
   STRATA_SGEMM_A100_INVALID_ARGUMENT = 6,     /* e.g. a null plan or buffer, split_k outside [1, 64] */
   STRATA_SGEMM_A100_WORKSPACE_TOO_SMALL = 7,  /* caller workspace smaller than plan.workspace_bytes */
-  STRATA_SGEMM_A100_OUT_OF_MEMORY = 8,        /* the GPU could not allocate (cudaErrorMemoryAllocation) */
+  STRATA_SGEMM_A100_OUT_OF_MEMORY = 8,        /* the GPU (cudaErrorMemoryAllocation) or the host could not allocate */
   STRATA_SGEMM_A100_NO_DEVICE = 9,            /* no CUDA device, or a driver too old for this CUDA runtime */
   STRATA_SGEMM_A100_UNSUPPORTED_DEVICE = 10,  /* the device cannot run these kernels: no image for its compute
                                                  capability (built for sm_80), or less shared memory per
                                                  block than a kernel needs */
-  STRATA_SGEMM_A100_CUDA_ERROR = 11           /* any other CUDA error; see strata_sgemm_a100_last_cuda_error() */
+  STRATA_SGEMM_A100_CUDA_ERROR = 11,          /* any other CUDA error; see strata_sgemm_a100_last_cuda_error() */
+  STRATA_SGEMM_A100_SYSTEM_ERROR = 12         /* the host refused a resource the call needed; C is unspecified */
 } strata_sgemm_a100_status;
 
 /* A short English description of a status, never null. */
-const char* strata_sgemm_a100_status_string(strata_sgemm_a100_status status);
+STRATA_SGEMM_A100_API const char* strata_sgemm_a100_status_string(strata_sgemm_a100_status status);
 
 /* The cudaError_t (as an int) behind the last status other than OK returned on this host thread by a call that
  * reached CUDA; 0 if there was none. */
-int32_t strata_sgemm_a100_last_cuda_error(void);
+STRATA_SGEMM_A100_API int32_t strata_sgemm_a100_last_cuda_error(void);
 
 /* C = alpha * A * B + beta * C: the plan of strata_sgemm_a100_plan(), run on `stream`. When the plan splits K, the
  * workspace for the partial sums is taken with cudaMallocAsync and returned with cudaFreeAsync on the same stream;
  * if that allocation fails, the call falls back to the best plan without split-K. Use strata_sgemm_a100_execute() with a
  * workspace of your own to avoid allocating at all. */
-strata_sgemm_a100_status strata_sgemm_a100(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-                               const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
-                               strata_sgemm_a100_stream stream);
+STRATA_SGEMM_A100_API strata_sgemm_a100_status strata_sgemm_a100(int64_t M, int64_t N, int64_t K, float alpha,
+                                                    const float* A, int64_t lda, const float* B,
+                                                    int64_t ldb, float beta, float* C, int64_t ldc,
+                                                    strata_sgemm_a100_stream stream);
 
 /* What a call of this shape would do: the cost model's choice of kernel (Tensor Cores or CUDA cores), tiles,
  * split-K and grid. Pure host computation: needs no GPU. */
@@ -84,25 +112,34 @@ typedef struct {
   double predicted_seconds;           /* the cost model's estimate for the whole call, reduction included */
 } strata_sgemm_a100_plan_t;
 
-strata_sgemm_a100_status strata_sgemm_a100_plan(int64_t M, int64_t N, int64_t K, strata_sgemm_a100_plan_t* plan);
+STRATA_SGEMM_A100_API strata_sgemm_a100_status strata_sgemm_a100_plan(int64_t M, int64_t N, int64_t K,
+                                                         strata_sgemm_a100_plan_t* plan);
 
 /* The kernels in this package, and the best plan with the kernel forced by id (split-K still from the model). */
-int32_t strata_sgemm_a100_kernel_count(void);
-strata_sgemm_a100_status strata_sgemm_a100_kernel_plan(int32_t kernel_id, int64_t M, int64_t N, int64_t K,
-                                           strata_sgemm_a100_plan_t* plan);
+STRATA_SGEMM_A100_API int32_t strata_sgemm_a100_kernel_count(void);
+STRATA_SGEMM_A100_API strata_sgemm_a100_status strata_sgemm_a100_kernel_plan(int32_t kernel_id, int64_t M, int64_t N,
+                                                                int64_t K, strata_sgemm_a100_plan_t* plan);
 
 /* One line describing `plan` in English (kernel, tiles, split-K, grid, prediction), written like snprintf: at
  * most `size` bytes including the terminating NUL; returns the length the full line needs, or -1 for a null plan. */
-int32_t strata_sgemm_a100_explain(const strata_sgemm_a100_plan_t* plan, char* buffer, size_t size);
+STRATA_SGEMM_A100_API int32_t strata_sgemm_a100_explain(const strata_sgemm_a100_plan_t* plan, char* buffer,
+                                                  size_t size);
 
 /* Runs `plan` for this call. Only plan->kernel_id and plan->split_k are read (so a caller may force either);
  * everything else is derived again from the shape. `workspace` must hold the plan's workspace_bytes for this
  * shape and split_k (split_k * M * N floats, device memory, 4-byte aligned); it may be null when split_k is 1.
  * Nothing is allocated. */
-strata_sgemm_a100_status strata_sgemm_a100_execute(const strata_sgemm_a100_plan_t* plan, int64_t M, int64_t N, int64_t K, float alpha,
-                                       const float* A, int64_t lda, const float* B, int64_t ldb,
-                                       float beta, float* C, int64_t ldc, void* workspace, size_t workspace_bytes,
-                                       strata_sgemm_a100_stream stream);
+STRATA_SGEMM_A100_API strata_sgemm_a100_status strata_sgemm_a100_execute(const strata_sgemm_a100_plan_t* plan, int64_t M, int64_t N,
+                                                            int64_t K, float alpha, const float* A,
+                                                            int64_t lda, const float* B, int64_t ldb,
+                                                            float beta, float* C, int64_t ldc, void* workspace,
+                                                            size_t workspace_bytes, strata_sgemm_a100_stream stream);
+
+/* STRATA_SGEMM_A100_VERSION_STRING of the library linked, and how it was generated: the generator's version, the
+ * command that regenerates the package (run in its inputs/ directory) and the sha256 of every input, one per line.
+ * Neither needs a GPU. */
+STRATA_SGEMM_A100_API const char* strata_sgemm_a100_version(void);
+STRATA_SGEMM_A100_API const char* strata_sgemm_a100_provenance(void);
 
 #ifdef __cplusplus
 }
