@@ -26,7 +26,8 @@ SelectOptions select_options_for(const Arch& arch, const Op& op, const SieveResu
                                  const strata_model::Machine& machine) {
   SelectOptions so;
   // A CPU package plans every call with its planner (direct, streamed and packed paths, thread counts), so the
-  // selection ranks kernels by the planner's prices: each grid shape on one thread, and on the descriptor's cores.
+  // selection ranks kernels by the planner's prices, each grid shape on one thread and on the descriptor's cores (a
+  // package's default is the CPUs it may run on, a caller's choice often one).
   if (!arch.is_gpu()) {
     const CpuPlanConfig base = cpu_plan_machine(arch, machine);
     const int32_t cores = static_cast<int32_t>(machine.level[base.top_level].parallel_units);

@@ -244,10 +244,11 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
         current_log == kInf ? kInf : std::exp((current_log - pick_log) / static_cast<double>(cases)) - 1.0;
     if (pick == winners.size() || (!chosen.empty() && gain < options.min_gain)) break;
     chosen.push_back(pick);
-    current_log = pick_log;
+    current_log = 0;
     for (size_t s = 0; s < cases; ++s) {
       current[s] = std::min(current[s], times[pick][s]);
       current_logs[s] = std::min(current_logs[s], log_times[pick][s]);
+      current_log += current_logs[s];
     }
   }
 

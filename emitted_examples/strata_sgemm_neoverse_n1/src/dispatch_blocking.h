@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   7c2d4b94bc3d26f4baff2f94029cdac30e6683b6c0dbebc8592bbd2fac9f4d54  template cpu/runtime/dispatch_blocking.h
+//   df0a171726e57772f3e5114a9454b923065e9259dca4ed493f9c649635f39ef0  template cpu/runtime/dispatch_blocking.h
 
 // Part of the dispatcher (see dispatch_rules.h): workspace sizes, thread shares, and the depths and row blocks of
 // the streamed and direct paths.
@@ -212,7 +212,9 @@ bool row_streams_pay(const Kernel& k, int64_t M, int64_t N, int64_t K, bool alon
 // saves), and in at most kStreamedRowBlocks of them, each of which reads all of B from the outer cache again. And
 // only while B stays in the outer cache: from memory, the strip's short rows, a page apart, get no help from the
 // prefetchers. Both bounds on B are streamed_b_bytes', and taller blocks stream only where outer_keeps_up
-// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "streamed-rows").
+// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "streamed-rows"), and only for tiles wider than a
+// vector: a one-vector tile's tall blocks ran 1.4 to 2.3 times slower than their price, and slower than packing
+// (measurements: docs/perf/2026-11-27-one-model/, "one-vector-streams").
 constexpr int64_t kStreamTiles = 12;
 constexpr int64_t kStreamedRowBlocks = 2;
 int64_t streamed_rows(const Kernel& k, int64_t rows, int64_t N, int64_t K, int64_t buffer_floats) {
@@ -220,7 +222,7 @@ int64_t streamed_rows(const Kernel& k, int64_t rows, int64_t N, int64_t K, int64
   const int64_t b_bytes = matrix_bytes(K, N);
   if (b_bytes > streamed_b_bytes(k, k.mr, N)) return 0;
   if (rows <= std::min({kStreamTiles * k.mr, k.m1, k.m2})) return rows;
-  if (b_bytes <= kDirectBytes || !outer_keeps_up(k, k.mr)) return 0;
+  if (b_bytes <= kDirectBytes || !outer_keeps_up(k, k.mr) || k.nr <= kVectorFloats) return 0;
   // The most rows, in whole tiles, whose A slice the workspace and kDirectBytes hold `depth` deep (see
   // streamed_depth).
   const int64_t depth = std::min(round_up(K, k.ku), k.k1);

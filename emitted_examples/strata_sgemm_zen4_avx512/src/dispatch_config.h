@@ -24,8 +24,9 @@ namespace {
 
 constexpr Kernel kKernels[] = {
     {"k0_ukernel_avx512_9x48_k8", &ukernel_avx512_9x48_k8_packed, &ukernel_avx512_9x48_k8_streamed, &ukernel_avx512_9x48_k8_direct, &ukernel_avx512_9x48_k8_row_streams, &ukernel_avx512_9x48_k8_wide_rows, &ukernel_avx512_9x48_k8_pack_a, &ukernel_avx512_9x48_k8_pack_b, 9, 48, 8, 108, 96, 384, 108, 192, 384, 5.9125e-08, { 0.0, 0.0, 0.0 }},
-    {"k1_ukernel_avx512_12x16_k1", &ukernel_avx512_12x16_k1_packed, &ukernel_avx512_12x16_k1_streamed, &ukernel_avx512_12x16_k1_direct, &ukernel_avx512_12x16_k1_row_streams, &ukernel_avx512_12x16_k1_wide_rows, &ukernel_avx512_12x16_k1_pack_a, &ukernel_avx512_12x16_k1_pack_b, 12, 16, 1, 384, 16, 32, 768, 16, 512, 3.30703125e-09, { 0.0, 0.0, 0.0 }},
+    {"k1_ukernel_avx512_12x16_k1", &ukernel_avx512_12x16_k1_packed, &ukernel_avx512_12x16_k1_streamed, &ukernel_avx512_12x16_k1_direct, &ukernel_avx512_12x16_k1_row_streams, &ukernel_avx512_12x16_k1_wide_rows, &ukernel_avx512_12x16_k1_pack_a, &ukernel_avx512_12x16_k1_pack_b, 12, 16, 1, 36, 16, 48, 36, 16, 384, 3.30703125e-09, { 0.0, 0.0, 0.0 }},
     {"k2_ukernel_avx512_1x224_k1", &ukernel_avx512_1x224_k1_packed, &ukernel_avx512_1x224_k1_streamed, &ukernel_avx512_1x224_k1_direct, &ukernel_avx512_1x224_k1_row_streams, &ukernel_avx512_1x224_k1_wide_rows, &ukernel_avx512_1x224_k1_pack_a, &ukernel_avx512_1x224_k1_pack_b, 1, 224, 1, 1, 224, 4, 1, 224, 4, 7.703125e-09, { 0.0, 0.0, 0.0 }},
+    {"k3_ukernel_avx512_8x48_k4", &ukernel_avx512_8x48_k4_packed, &ukernel_avx512_8x48_k4_streamed, &ukernel_avx512_8x48_k4_direct, &ukernel_avx512_8x48_k4_row_streams, &ukernel_avx512_8x48_k4_wide_rows, &ukernel_avx512_8x48_k4_pack_a, &ukernel_avx512_8x48_k4_pack_b, 8, 48, 4, 64, 48, 128, 128, 48, 512, 2.6296875e-08, { 0.0, 0.0, 0.0 }},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 // The entries of the dispatcher's per-kernel tables (the generator's copy of the planner sizes them for any table).
