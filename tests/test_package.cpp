@@ -121,7 +121,8 @@ void check_dispatcher_choices(const Isa& isa, const std::string& bench) {
   const auto sieve = strata::run_sieve(arch, op).at(0);
   strata_model::Machine machine = strata::make_machine(arch, op, sieve);
   const auto level0 = strata::level0_seconds_from(arch, op, sieve, records);
-  const auto selection = strata::select_kernels(sieve, machine, level0, strata::select_options_for(arch, op, sieve, machine));
+  const auto selection =
+      strata::select_kernels(sieve, machine, level0, strata::select_options_for(arch, op, sieve, machine));
   machine.level[machine.num_levels - 1].parallel_units = 1;
 
   // Packed: more rows and columns than any register tile, A and B too big for the direct path, and more rows than

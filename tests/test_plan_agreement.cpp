@@ -1,8 +1,8 @@
 // One model: a generated CPU package's _plan() and `strata plan` (the generator's copy of the package's planner,
 // which the selection ranks kernels with) choose the same kernel, path, thread blocks and threads, with the same
-// estimate to the last bit, for the four benchmark suites' shapes and random shapes from 1 to 4096 per axis, at 1 and
-// 2 threads. Checked for the AVX-512 example (levels 0 and 1 profiled) and the AVX2 one (level 0 profiled), each
-// built here whatever the host's ISA: planning runs no kernel.
+// estimate to the last bit, for the four benchmark suites' shapes and random shapes from 1 to 4096 per axis, in every
+// layout (A and B transposed or not), at 1 and 2 threads. Checked for the AVX-512 example (levels 0 and 1 profiled)
+// and the AVX2 one (level 0 profiled), each built here whatever the host's ISA: planning runs no kernel.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
@@ -74,30 +74,32 @@ TEST_CASE("a package's plans are the generator's: kernel, path, thread blocks, t
 
       const std::string shapes = write_shapes(dir, 1900);
       const std::string package_csv = dir.path() + "/package.csv";
-      REQUIRE(std::system((dir.path() + "/build/plans " + shapes + " 1 2 > " + package_csv).c_str()) == 0);
-      const auto generator = run_strata("plan " + spec + " --threads 1,2 --shapes " + shapes, dir.path());
+      REQUIRE(std::system((dir.path() + "/build/plans " + shapes + " NN,NT,TN,TT 1 2 > " + package_csv).c_str()) ==
+              0);
+      const auto generator =
+          run_strata("plan " + spec + " --layouts NN,NT,TN,TT --threads 1,2 --shapes " + shapes, dir.path());
       INFO(generator.err);
       REQUIRE(generator.exit_code == 0);
 
       const auto package_rows = csv_rows(read_file(package_csv));
       const auto generator_rows = csv_rows(generator.out);
       REQUIRE(package_rows.size() == generator_rows.size());
-      REQUIRE(package_rows.size() >= 4001);  // a header, then at least 2,000 shapes at 1 and 2 threads
+      REQUIRE(package_rows.size() >= 16001);  // a header, then at least 2,000 shapes in 4 layouts at 1 and 2 threads
       int disagreements = 0;
       for (size_t r = 1; r < package_rows.size(); ++r) {
         const auto& p = package_rows[r];
         const auto& g = generator_rows[r];
-        REQUIRE(p.size() == 10);
-        REQUIRE(g.size() == 10);
-        bool same = std::strtod(p[9].c_str(), nullptr) == std::strtod(g[9].c_str(), nullptr);
-        for (size_t f = 0; f < 9; ++f)
-          if (f != 5) same = same && p[f] == g[f];  // field 5, the kernel's name, is the generator's alone
+        REQUIRE(p.size() == 11);
+        REQUIRE(g.size() == 11);
+        bool same = std::strtod(p[10].c_str(), nullptr) == std::strtod(g[10].c_str(), nullptr);
+        for (size_t f = 0; f < 10; ++f)
+          if (f != 6) same = same && p[f] == g[f];  // field 6, the kernel's name, is the generator's alone
         if (!same) {
           ++disagreements;
-          UNSCOPED_INFO("package " << p[0] << "x" << p[1] << "x" << p[2] << " at " << p[3] << " threads: kernel "
-                                   << p[4] << " packed " << p[6] << " rows " << p[7] << " threads " << p[8] << " "
-                                   << p[9] << "; generator kernel " << g[4] << " packed " << g[6] << " rows " << g[7]
-                                   << " threads " << g[8] << " " << g[9]);
+          UNSCOPED_INFO("package " << p[0] << "x" << p[1] << "x" << p[2] << " " << p[3] << " at " << p[4]
+                                   << " threads: kernel " << p[5] << " packed " << p[7] << " rows " << p[8]
+                                   << " threads " << p[9] << " " << p[10] << "; generator kernel " << g[5]
+                                   << " packed " << g[7] << " rows " << g[8] << " threads " << g[9] << " " << g[10]);
         }
       }
       CHECK(disagreements == 0);

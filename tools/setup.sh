@@ -14,6 +14,8 @@ packages=(
   libclang-rt-dev
   # formatting checks
   clang-format
+  # the reference the packages' cblas_sgemm is tested against (tests/cblas_check)
+  libopenblas-dev
 )
 
 as_root() {

@@ -1,7 +1,7 @@
-// strata plan --arch A --op O (--profile FILE | --no-profile) [--max-kernels N] [--threads T,...] [--shapes FILE]
-// [M,N,K ...]: the plan a CPU package generated from the same inputs chooses for each shape (kernel, path, thread
-// blocks, threads and the model's estimate), from the generator's copy of the package's planner. A package's
-// _plan() answers the same (tests/test_plan_agreement.cpp).
+// strata plan --arch A --op O (--profile FILE | --no-profile) [--max-kernels N] [--threads T,...]
+// [--layouts NN,NT,TN,TT] [--shapes FILE] [M,N,K ...]: the plan a CPU package generated from the same inputs chooses
+// for each shape (kernel, path, thread blocks, threads and the model's estimate), from the generator's copy of the
+// package's planner. A package's _plan() answers the same (tests/test_plan_agreement.cpp).
 #include <fmt/format.h>
 
 #include <fstream>
@@ -24,6 +24,7 @@ struct PlanOptions {
   bool no_profile = false;
   size_t max_kernels = 12;
   std::vector<int32_t> threads{1};
+  std::vector<std::string> layouts{"NN"};
   std::string shapes_file;
   std::vector<std::string> shapes;
 };
@@ -62,14 +63,16 @@ int run_plan(const PlanOptions& o) {
     throw Error({o.paths.arch, 0, 0}, "strata plan answers for CPU packages; this architecture is a GPU");
   const std::vector<std::array<int64_t, kNumAxes>> shapes = read_shapes(o);
   const CpuPlanner planner(cpu_plan_config(prepared->inputs));
-  fmt::print("M,N,K,max_threads,kernel,name,packed,row_shares,threads,seconds\n");
-  for (int32_t threads : o.threads)
-    for (const auto& s : shapes) {
-      const CpuPlan p = planner.plan(s[0], s[1], s[2], threads);
-      fmt::print("{},{},{},{},{},{},{},{},{},{}\n", s[0], s[1], s[2], threads, p.kernel,
-                 planner.config().kernels[static_cast<size_t>(p.kernel)].name, p.packed ? 1 : 0, p.row_shares,
-                 p.threads, p.seconds);
-    }
+  fmt::print("M,N,K,layout,max_threads,kernel,name,packed,row_shares,threads,seconds\n");
+  for (const std::string& layout : o.layouts)
+    for (int32_t threads : o.threads)
+      for (const auto& s : shapes) {
+        const int32_t bits = (layout[0] == 'T' ? kCpuTransA : 0) | (layout[1] == 'T' ? kCpuTransB : 0);
+        const CpuPlan p = planner.plan(s[0], s[1], s[2], threads, -1, bits);
+        fmt::print("{},{},{},{},{},{},{},{},{},{},{}\n", s[0], s[1], s[2], layout, threads, p.kernel,
+                   planner.config().kernels[static_cast<size_t>(p.kernel)].name, p.packed ? 1 : 0, p.row_shares,
+                   p.threads, p.seconds);
+      }
   return 0;
 }
 
@@ -86,6 +89,10 @@ Command add_plan_command(CLI::App& app) {
       ->delimiter(',')
       ->allow_extra_args(false)
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--layouts", o->layouts, "A's and B's transposes, one or more of NN, NT, TN, TT (default NN)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(CLI::IsMember({"NN", "NT", "TN", "TT"}));
   cmd->add_option("--shapes", o->shapes_file, "a file of shapes, one M,N,K per line");
   cmd->add_option("shapes", o->shapes, "shapes M,N,K");
   return {cmd, [o]() { return run_plan(*o); }};

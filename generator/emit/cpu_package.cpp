@@ -281,6 +281,8 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
   const std::string selftest_arguments = renderer.render("cpu/selftest_arguments.h.tpl", dict);
   files["test/selftest_arguments.h"] =
       header(CommentStyle::cpp, {"cpu/selftest_arguments.h.tpl"}) + selftest_arguments;
+  const std::string selftest_layouts = renderer.render("cpu/selftest_layouts.h.tpl", dict);
+  files["test/selftest_layouts.h"] = header(CommentStyle::cpp, {"cpu/selftest_layouts.h.tpl"}) + selftest_layouts;
   const std::string bench = renderer.render("cpu/bench.cpp.tpl", dict);
   files["bench/bench.cpp"] = header(CommentStyle::cpp, {"cpu/bench.cpp.tpl"}) + bench;
   if (in.arch->target == Target::aarch64) {

@@ -24,6 +24,7 @@ namespace {
 namespace planner = ::strata_cpu_planner;
 
 static_assert(planner::kMaxThreads == kCpuMaxThreads, "the planner's thread cap is a package's");
+static_assert(planner::kTransA == kCpuTransA && planner::kTransB == kCpuTransB, "the layout bits are a package's");
 
 std::atomic<uint64_t> g_next_planner_id{1};
 
@@ -48,9 +49,10 @@ void CpuPlanner::load() const {
   if (t_loaded == id_) return;
   t_kernels.clear();
   for (const CpuPlanKernel& k : config_.kernels)
-    t_kernels.push_back(planner::Kernel{k.name.c_str(), nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-                                        k.mr, k.nr, k.ku, k.m1, k.n1, k.k1, k.m2, k.n2, k.k2, k.level0_seconds,
-                                        k.level1});
+    t_kernels.push_back(planner::Kernel{
+        k.name.c_str(), nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+        k.mr,           k.nr,    k.ku,    k.m1,    k.n1,    k.k1,    k.m2,    k.n2,    k.k2,    k.level0_seconds,
+        k.level1});
   planner::kChains = config_.fma_chains;
   planner::kFmaPipes = config_.fma_pipes;
   planner::kHalfFmaPipes = config_.half_fma_pipes;
@@ -74,15 +76,14 @@ void CpuPlanner::load() const {
   t_loaded = id_;
 }
 
-CpuPlan CpuPlanner::plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) const {
+CpuPlan CpuPlanner::plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced, int32_t layout) const {
   load();
   const int32_t threads = std::clamp(max_threads, 1, kCpuMaxThreads);
-  const planner::Plan p =
-      planner::cheapest_plan(M, N, K, threads, forced,
-                             [](int32_t id, int64_t m, int64_t n, int64_t k, const planner::ThreadCounts& counts,
-                                bool skip_twins, planner::Plan* best, planner::Plan::Alone* alone) {
-                               planner::offer_kernel(id, m, n, k, counts, skip_twins, best, alone);
-                             });
+  const planner::Plan p = planner::cheapest_plan(
+      M, N, K, layout, threads, forced,
+      [](int32_t id, int64_t m, int64_t n, int64_t k, int32_t bits, const planner::ThreadCounts& counts,
+         bool skip_twins, planner::Plan* best,
+         planner::Plan::Alone* alone) { planner::offer_kernel(id, m, n, k, bits, counts, skip_twins, best, alone); });
   return CpuPlan{p.kernel, p.threads, p.packed, p.row_shares, p.seconds, p.alone.seconds};
 }
 

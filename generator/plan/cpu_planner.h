@@ -10,6 +10,10 @@
 
 namespace strata {
 
+// A call's layout bits, as a package's planner takes them: A stored transposed (K x M), B stored transposed (N x K).
+constexpr int32_t kCpuTransA = 1;
+constexpr int32_t kCpuTransB = 2;
+
 struct CpuPlan {
   int32_t kernel = 0;  // index into the configuration's kernels
   int32_t threads = 1;
@@ -28,8 +32,8 @@ class CpuPlanner {
   explicit CpuPlanner(CpuPlanConfig config);
 
   // The plan the package chooses for M x N x K on at most max_threads threads (kernel `forced` alone where it is not
-  // negative).
-  CpuPlan plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced = -1) const;
+  // negative), with A and B stored as `layout` says (kCpuTransA, kCpuTransB).
+  CpuPlan plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced = -1, int32_t layout = 0) const;
 
   const CpuPlanConfig& config() const { return config_; }
 

@@ -67,6 +67,29 @@ typedef enum {
                                                     int64_t lda, const float* B, int64_t ldb, float beta, float* C,
                                                     int64_t ldc);
 
+/* Transposed operands: op(A) = A or A^T, op(B) = B or B^T, C = alpha * op(A) * op(B) + beta * C with C row-major
+ * M x N. A transposed A is stored K x M (lda >= M), a transposed B N x K (ldb >= K); a weight matrix stored
+ * [out_features, in_features] is B transposed. Packing absorbs a transpose; a call small enough to run in place
+ * reads a transposed operand from a row-major copy. */
+typedef enum {
+  {{PACKAGE_UPPER}}_NO_TRANS = 0,
+  {{PACKAGE_UPPER}}_TRANS = 1
+} {{PACKAGE}}_transpose;
+
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_gemm({{PACKAGE}}_transpose trans_a, {{PACKAGE}}_transpose trans_b,
+                                                         int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                                                         int64_t lda, const float* B, int64_t ldb, float beta,
+                                                         float* C, int64_t ldc);
+
+/* BLAS-compatible: cblas_sgemm's arguments and values (order 101 row-major or 102 column-major; transposes 111 no,
+ * 112 and 113 yes), so that existing callers can switch to it. Returns 0, or the number of the first invalid
+ * argument as netlib's cblas_xerbla numbers it (1 order, 2 and 3 the transposes, 4 to 6 M, N and K, 9 lda, 11 ldb,
+ * 14 ldc; 8, 10 and 13 for a null A, B or C the call needs), or minus a status for any other failure. It never
+ * prints or exits. */
+{{PACKAGE_UPPER}}_API int {{PACKAGE}}_cblas_sgemm(int order, int trans_a, int trans_b, int M, int N, int K,
+                                                 float alpha, const float* A, int lda, const float* B, int ldb,
+                                                 float beta, float* C, int ldc);
+
 /* What a call of this shape would do, without running anything. */
 typedef struct {
   int32_t kernel_id;          /* index into the kernel table, see kernel_count() */
@@ -81,6 +104,9 @@ typedef struct {
 
 {{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K,
                                                          {{PACKAGE}}_plan_t* plan);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_gemm_plan({{PACKAGE}}_transpose trans_a,
+                                                              {{PACKAGE}}_transpose trans_b, int64_t M, int64_t N,
+                                                              int64_t K, {{PACKAGE}}_plan_t* plan);
 
 /* The kernels in this package, and the same call with the kernel forced by id (blocking and threads still come
  * from the model for that kernel). */

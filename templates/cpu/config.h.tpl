@@ -58,6 +58,8 @@ void {{NAME}}_row_streams(const TileArgs& args);
 void {{NAME}}_wide_rows(const TileArgs& args);
 void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void {{NAME}}_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+void {{NAME}}_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 {{/UKERNEL}}
 }  // namespace {{PACKAGE}}_internal
 

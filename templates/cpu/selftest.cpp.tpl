@@ -208,16 +208,29 @@ struct Operands {
   std::vector<float> a, b;
 };
 
-std::vector<Operands> OperandsFor(const Problem& p) {
-  // Tight rows; an odd padding that misaligns every row; a large stride that puts rows far apart.
+// A dense rows x cols matrix transposed (cols x rows).
+std::vector<float> Transposed(const std::vector<float>& dense, int64_t rows, int64_t cols) {
+  std::vector<float> out(dense.size());
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) out[static_cast<size_t>(j * rows + i)] = dense[static_cast<size_t>(i * cols + j)];
+  }
+  return out;
+}
+
+// The operands in `layout`'s storage (bit 1: A stored K x M, bit 2: B stored N x K), with tight rows, an odd padding
+// that misaligns every row, and a large stride that puts rows far apart.
+std::vector<Operands> OperandsFor(const Problem& p, int layout = 0) {
+  const bool ta = (layout & 1) != 0, tb = (layout & 2) != 0;
+  const std::vector<float> a = ta ? Transposed(p.a, p.m, p.k) : p.a, b = tb ? Transposed(p.b, p.k, p.n) : p.b;
+  const int64_t a_rows = ta ? p.k : p.m, a_cols = ta ? p.m : p.k, b_rows = tb ? p.n : p.k, b_cols = tb ? p.k : p.n;
   std::vector<Operands> all;
   for (int64_t pad : {0, 3, 64}) {
     Operands ops;
-    ops.lda = std::max<int64_t>(p.k, 1) + pad;
-    ops.ldb = std::max<int64_t>(p.n, 1) + pad;
-    ops.ldc = ops.ldb;
-    ops.a = Strided(p.a, p.m, p.k, ops.lda);
-    ops.b = Strided(p.b, p.k, p.n, ops.ldb);
+    ops.lda = std::max<int64_t>(a_cols, 1) + pad;
+    ops.ldb = std::max<int64_t>(b_cols, 1) + pad;
+    ops.ldc = std::max<int64_t>(p.n, 1) + pad;
+    ops.a = Strided(a, a_rows, a_cols, ops.lda);
+    ops.b = Strided(b, b_rows, b_cols, ops.ldb);
     all.push_back(std::move(ops));
   }
   return all;
@@ -237,12 +250,17 @@ const Combo kCombos[] = {
 };
 constexpr int kNumCombos = static_cast<int>(sizeof(kCombos) / sizeof(kCombos[0]));
 
-enum class Entry { kDispatch, kKernel, kWorkspace };
+// kGemm: _gemm with the caller's layout; kCblasRow and kCblasColumn: _cblas_sgemm in row-major order, and in
+// column-major order on C transposed (C^T = op(B)^T op(A)^T: the operands trade places and keep their storage).
+enum class Entry { kDispatch, kKernel, kWorkspace, kGemm, kCblasRow, kCblasColumn };
 
 struct Caller {
   Entry entry;
   int32_t kernel;
+  int layout = 0;  // see OperandsFor
 };
+
+const char* const kLayoutNames[] = {"NN", "TN", "NT", "TT"};  // by layout bits: A's transpose first
 
 std::string CallerName(const Caller& caller) {
   switch (caller.entry) {
@@ -252,6 +270,12 @@ std::string CallerName(const Caller& caller) {
       return Format("kernel %d", static_cast<int>(caller.kernel));
     case Entry::kWorkspace:
       return "with_workspace";
+    case Entry::kGemm:
+      return Format("gemm %s", kLayoutNames[caller.layout & 3]);
+    case Entry::kCblasRow:
+      return Format("cblas_sgemm row-major %s", kLayoutNames[caller.layout & 3]);
+    case Entry::kCblasColumn:
+      return Format("cblas_sgemm column-major %s", kLayoutNames[caller.layout & 3]);
   }
   return "?";
 }
@@ -261,7 +285,25 @@ std::string CallerName(const Caller& caller) {
 Status Call(const Caller& caller, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
             const float* b, int64_t ldb, float beta, float* c, int64_t ldc, bool* workspace_ok) {
   *workspace_ok = true;
+  const bool ta = (caller.layout & 1) != 0, tb = (caller.layout & 2) != 0;
+  const int cblas_a = ta ? 112 : 111, cblas_b = tb ? 112 : 111;
+  // cblas_sgemm's int arguments: the self-test's sizes and strides all fit.
+  const auto i32 = [](int64_t v) { return static_cast<int>(v); };
   switch (caller.entry) {
+    case Entry::kGemm:
+      return {{PACKAGE}}_gemm(ta ? {{PACKAGE_UPPER}}_TRANS : {{PACKAGE_UPPER}}_NO_TRANS,
+                              tb ? {{PACKAGE_UPPER}}_TRANS : {{PACKAGE_UPPER}}_NO_TRANS, m, n, k, alpha, a, lda, b, ldb,
+                              beta, c, ldc);
+    case Entry::kCblasRow:
+      return {{PACKAGE}}_cblas_sgemm(101, cblas_a, cblas_b, i32(m), i32(n), i32(k), alpha, a, i32(lda), b, i32(ldb),
+                                     beta, c, i32(ldc)) == 0
+                 ? kOk
+                 : kInvalidArgument;
+    case Entry::kCblasColumn:
+      return {{PACKAGE}}_cblas_sgemm(102, cblas_b, cblas_a, i32(n), i32(m), i32(k), alpha, b, i32(ldb), a, i32(lda),
+                                     beta, c, i32(ldc)) == 0
+                 ? kOk
+                 : kInvalidArgument;
     case Entry::kDispatch:
       return {{PACKAGE}}(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     case Entry::kKernel:
@@ -385,6 +427,7 @@ bool SetThreads(Tally& tally, int threads) {
 // The checks of the status strings and of bad arguments, a part of this file kept apart for its length: it uses the
 // helpers above.
 #include "selftest_arguments.h"
+#include "selftest_layouts.h"
 
 namespace {
 
@@ -685,6 +728,8 @@ int main(int argc, char** argv) {
   CheckStatusStrings(tally);
   CheckBadArguments(tally);
   CheckShapes(tally);
+  CheckLayouts(tally);
+  CheckLayoutArguments(tally);
   CheckHostParallelFor(tally);
   CheckPlanIsBestKernel(tally);
 

@@ -36,5 +36,11 @@ void {{NAME}}_full_packed(const TileArgs& args) { tile<Shape, Operands::kPacked,
 void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
   pack_b<Shape>(b, ldb, cols, depth, out);
 }
-
+{{#PACKAGE_ENTRY}}void {{NAME}}_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+  pack_a_transposed<Shape>(a, lda, rows, depth, out);
+}
+void {{NAME}}_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
+  pack_b_transposed<Shape>(b, ldb, cols, depth, out);
+}
+{{/PACKAGE_ENTRY}}
 }  // namespace {{PACKAGE}}_internal

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   2245a36741139509213fcc089660ef742b8e533b5bba6b463e64c771c081df87  template cpu/api.h.tpl
+//   3b5792f7b000bbae5a34f255f14f0586ecddae97b079de5d908fa0d8e372673a  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_NEOVERSE_N1_H_
 #define STRATA_SGEMM_NEOVERSE_N1_H_
@@ -28,7 +28,7 @@
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_MAJOR 0
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_MINOR 1
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_PATCH 0
-#define STRATA_SGEMM_NEOVERSE_N1_VERSION_STRING "0.1.0+f83e4421925d"
+#define STRATA_SGEMM_NEOVERSE_N1_VERSION_STRING "0.1.0+67030e626312"
 
 /* STRATA_SGEMM_NEOVERSE_N1_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_NEOVERSE_N1_SHARED for the library and its users and
@@ -75,6 +75,29 @@ STRATA_SGEMM_NEOVERSE_N1_API strata_sgemm_neoverse_n1_status strata_sgemm_neover
                                                     int64_t lda, const float* B, int64_t ldb, float beta, float* C,
                                                     int64_t ldc);
 
+/* Transposed operands: op(A) = A or A^T, op(B) = B or B^T, C = alpha * op(A) * op(B) + beta * C with C row-major
+ * M x N. A transposed A is stored K x M (lda >= M), a transposed B N x K (ldb >= K); a weight matrix stored
+ * [out_features, in_features] is B transposed. Packing absorbs a transpose; a call small enough to run in place
+ * reads a transposed operand from a row-major copy. */
+typedef enum {
+  STRATA_SGEMM_NEOVERSE_N1_NO_TRANS = 0,
+  STRATA_SGEMM_NEOVERSE_N1_TRANS = 1
+} strata_sgemm_neoverse_n1_transpose;
+
+STRATA_SGEMM_NEOVERSE_N1_API strata_sgemm_neoverse_n1_status strata_sgemm_neoverse_n1_gemm(strata_sgemm_neoverse_n1_transpose trans_a, strata_sgemm_neoverse_n1_transpose trans_b,
+                                                         int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                                                         int64_t lda, const float* B, int64_t ldb, float beta,
+                                                         float* C, int64_t ldc);
+
+/* BLAS-compatible: cblas_sgemm's arguments and values (order 101 row-major or 102 column-major; transposes 111 no,
+ * 112 and 113 yes), so that existing callers can switch to it. Returns 0, or the number of the first invalid
+ * argument as netlib's cblas_xerbla numbers it (1 order, 2 and 3 the transposes, 4 to 6 M, N and K, 9 lda, 11 ldb,
+ * 14 ldc; 8, 10 and 13 for a null A, B or C the call needs), or minus a status for any other failure. It never
+ * prints or exits. */
+STRATA_SGEMM_NEOVERSE_N1_API int strata_sgemm_neoverse_n1_cblas_sgemm(int order, int trans_a, int trans_b, int M, int N, int K,
+                                                 float alpha, const float* A, int lda, const float* B, int ldb,
+                                                 float beta, float* C, int ldc);
+
 /* What a call of this shape would do, without running anything. */
 typedef struct {
   int32_t kernel_id;          /* index into the kernel table, see kernel_count() */
@@ -89,6 +112,9 @@ typedef struct {
 
 STRATA_SGEMM_NEOVERSE_N1_API strata_sgemm_neoverse_n1_status strata_sgemm_neoverse_n1_plan(int64_t M, int64_t N, int64_t K,
                                                          strata_sgemm_neoverse_n1_plan_t* plan);
+STRATA_SGEMM_NEOVERSE_N1_API strata_sgemm_neoverse_n1_status strata_sgemm_neoverse_n1_gemm_plan(strata_sgemm_neoverse_n1_transpose trans_a,
+                                                              strata_sgemm_neoverse_n1_transpose trans_b, int64_t M, int64_t N,
+                                                              int64_t K, strata_sgemm_neoverse_n1_plan_t* plan);
 
 /* The kernels in this package, and the same call with the kernel forced by id (blocking and threads still come
  * from the model for that kernel). */

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   8d0ebbbf6c6a5bce6e97adf8cf300a4bf564887ad32d7cf36f136ed8ae08a76c  template cpu/config.h.tpl
+//   ecbd5c0bf6370ab41a6ff3dab245ca92466f04a941acd4edc2be1a527da14614  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_neoverse_n1's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (neoverse_n1) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -66,6 +66,8 @@ void ukernel_neon_13x8_k8_row_streams(const TileArgs& args);
 void ukernel_neon_13x8_k8_wide_rows(const TileArgs& args);
 void ukernel_neon_13x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_13x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_neon_13x8_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+void ukernel_neon_13x8_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_1x60_k8_packed(const TileArgs& args);
 void ukernel_neon_1x60_k8_streamed(const TileArgs& args);
 void ukernel_neon_1x60_k8_direct(const TileArgs& args);
@@ -73,6 +75,8 @@ void ukernel_neon_1x60_k8_row_streams(const TileArgs& args);
 void ukernel_neon_1x60_k8_wide_rows(const TileArgs& args);
 void ukernel_neon_1x60_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_1x60_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_neon_1x60_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+void ukernel_neon_1x60_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_24x4_k8_packed(const TileArgs& args);
 void ukernel_neon_24x4_k8_streamed(const TileArgs& args);
 void ukernel_neon_24x4_k8_direct(const TileArgs& args);
@@ -80,6 +84,8 @@ void ukernel_neon_24x4_k8_row_streams(const TileArgs& args);
 void ukernel_neon_24x4_k8_wide_rows(const TileArgs& args);
 void ukernel_neon_24x4_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_24x4_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_neon_24x4_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+void ukernel_neon_24x4_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_6x16_k8_packed(const TileArgs& args);
 void ukernel_neon_6x16_k8_streamed(const TileArgs& args);
 void ukernel_neon_6x16_k8_direct(const TileArgs& args);
@@ -87,6 +93,8 @@ void ukernel_neon_6x16_k8_row_streams(const TileArgs& args);
 void ukernel_neon_6x16_k8_wide_rows(const TileArgs& args);
 void ukernel_neon_6x16_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_6x16_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_neon_6x16_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+void ukernel_neon_6x16_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 
 }  // namespace strata_sgemm_neoverse_n1_internal
 

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   98753ce277764cf966afc5927f9f7f36e547b42b8a2884453b48946576fe7645  template cpu/runtime/dispatch.cpp
+//   e4f288973a02d3fc20fcc15fe11f6028d4d364aa916a3e69029e934d4954e696  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -98,42 +98,93 @@ bool plainly_valid(const Gemm& g) {
   const uint64_t any_bits = static_cast<uint64_t>(g.M) | static_cast<uint64_t>(g.N) | static_cast<uint64_t>(g.K) |
                             static_cast<uint64_t>(g.lda) | static_cast<uint64_t>(g.ldb) |
                             static_cast<uint64_t>(g.ldc);
-  return any_bits < (uint64_t{1} << 30) && g.lda >= g.K && g.ldb >= g.N && g.ldc >= g.N && g.lda > 0 && g.ldb > 0 &&
-         g.ldc > 0 && g.A != nullptr && g.B != nullptr && g.C != nullptr && cpu_supported();
+  return any_bits < (uint64_t{1} << 30) && g.lda >= (g.a_transposed() ? g.M : g.K) &&
+         g.ldb >= (g.b_transposed() ? g.K : g.N) && g.ldc >= g.N && g.lda > 0 && g.ldb > 0 && g.ldc > 0 &&
+         g.A != nullptr && g.B != nullptr && g.C != nullptr && cpu_supported();
 }
 
 STRATA_X(status) check(const Gemm& g) {
   if (plainly_valid(g)) return STRATA_C(OK);
   if (g.M < 0 || g.N < 0 || g.K < 0) return STRATA_C(INVALID_SIZE);
-  if (g.lda < std::max<int64_t>(1, g.K) || g.ldb < std::max<int64_t>(1, g.N) || g.ldc < std::max<int64_t>(1, g.N))
+  // The stored shapes: a transposed A is K x M, a transposed B N x K.
+  const int64_t a_rows = g.a_transposed() ? g.K : g.M, a_cols = g.a_transposed() ? g.M : g.K;
+  const int64_t b_rows = g.b_transposed() ? g.N : g.K, b_cols = g.b_transposed() ? g.K : g.N;
+  if (g.lda < std::max<int64_t>(1, a_cols) || g.ldb < std::max<int64_t>(1, b_cols) ||
+      g.ldc < std::max<int64_t>(1, g.N))
     return STRATA_C(INVALID_LEADING_DIM);
   const bool touches_c = g.M > 0 && g.N > 0;
   const bool reads_ab = touches_c && g.K > 0 && g.alpha != 0.0f;
   if ((touches_c && g.C == nullptr) || (reads_ab && (g.A == nullptr || g.B == nullptr)))
     return STRATA_C(NULL_POINTER);
-  if (extent(g.M, g.K, g.lda) < 0 || extent(g.K, g.N, g.ldb) < 0 || extent(g.M, g.N, g.ldc) < 0)
+  if (extent(a_rows, a_cols, g.lda) < 0 || extent(b_rows, b_cols, g.ldb) < 0 || extent(g.M, g.N, g.ldc) < 0)
     return STRATA_C(SIZE_OVERFLOW);
   if (!cpu_supported()) return STRATA_C(UNSUPPORTED_CPU);
   return STRATA_C(OK);
 }
 
-// A per-thread workspace that grows and is kept, so that repeated calls do not pay for allocation and page faults.
-void* cached_workspace(size_t bytes) {
-  struct Buffer {
-    void* data = nullptr;
-    size_t size = 0;
-    ~Buffer() { std::free(data); }
-  };
-  thread_local Buffer buffer;
-  if (buffer.size < bytes) {
-    void* grown = std::malloc(bytes);
-    if (grown == nullptr) return nullptr;
-    std::free(buffer.data);
-    buffer.data = grown;
-    buffer.size = bytes;
+// Memory that grows and is kept, so that repeated calls do not pay for allocation and page faults.
+struct GrowingBuffer {
+  void* data = nullptr;
+  size_t size = 0;
+  ~GrowingBuffer() { std::free(data); }
+  // At least `bytes`, or null where they cannot be had.
+  void* reserve(size_t bytes) {
+    if (size < bytes) {
+      void* grown = std::malloc(bytes);
+      if (grown == nullptr) return nullptr;
+      std::free(data);
+      data = grown;
+      size = bytes;
+    }
+    return data;
   }
-  return buffer.data;
+};
+
+// A per-thread workspace.
+void* cached_workspace(size_t bytes) {
+  thread_local GrowingBuffer buffer;
+  return buffer.reserve(bytes);
 }
+
+// `rows` x `cols` of src (ld apart) into dst transposed (cols x rows, rows apart), in square blocks that stay in L1.
+void transpose_into(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
+  constexpr int64_t kBlock = 32;
+  for (int64_t r0 = 0; r0 < rows; r0 += kBlock)
+    for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
+      const int64_t r1 = std::min(rows, r0 + kBlock), c1 = std::min(cols, c0 + kBlock);
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t r = r0; r < r1; ++r) dst[c * rows + r] = src[r * ld + c];
+    }
+}
+
+// The call with its transposed operands copied row-major into a per-thread buffer of their own (the workspace may
+// be needed besides); A null where the buffer cannot grow.
+Gemm row_major_copies(const Gemm& g) {
+  thread_local GrowingBuffer buffer;
+  const int64_t a_floats = g.a_transposed() ? g.M * g.K : 0, b_floats = g.b_transposed() ? g.K * g.N : 0;
+  float* const copies = static_cast<float*>(buffer.reserve(static_cast<size_t>(a_floats + b_floats) * sizeof(float)));
+  Gemm out = g;
+  out.layout = 0;
+  if (copies == nullptr) {
+    out.A = nullptr;
+    return out;
+  }
+  if (g.a_transposed()) {  // stored K x M
+    transpose_into(g.A, g.lda, g.K, g.M, copies);
+    out.A = copies;
+    out.lda = g.K;
+  }
+  if (g.b_transposed()) {  // stored N x K
+    transpose_into(g.B, g.ldb, g.N, g.K, copies + a_floats);
+    out.B = copies + a_floats;
+    out.ldb = g.N;
+  }
+  return out;
+}
+
+STRATA_X(status)
+run_planned(const Gemm& g, const Plan& plan, void* workspace, bool caller_workspace,
+            bool wanted_threads);  // below
 
 // When the last call that wanted several threads ended (steady clock, ns; 0: none yet).
 std::atomic<int64_t> g_last_parallel_end_ns{0};
@@ -163,7 +214,7 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
     return STRATA_C(OK);
   }
   // Used only before the call runs anything (see choose_plan).
-  const Plan& wanted = choose_plan(g.M, g.N, g.K, current_threads(), forced);
+  const Plan& wanted = choose_plan(g.M, g.N, g.K, current_threads(), forced, g.layout);
   // A caller's workspace must hold what workspace_size() promised, whichever of the two plans runs.
   if (caller_workspace) {
     const size_t promised = call_workspace_bytes(wanted, g.M, g.N, g.K);
@@ -172,18 +223,31 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
   // A call that is one register tile of its plan's kernel on one thread runs it at once: the thread decision and the
   // path's set-up that follow are a large share of such a call (measurements:
   // docs/perf/2026-11-27-cpu-runtime-evidence.md, "one-tile-call").
-  if (wanted.threads == 1 && !wanted.packed && one_tile(g.M, g.N, g.K, kKernels[wanted.kernel])) {
+  if (g.layout == 0 && wanted.threads == 1 && !wanted.packed && one_tile(g.M, g.N, g.K, kKernels[wanted.kernel])) {
     direct_single_tile(g, kKernels[wanted.kernel]);
     return STRATA_C(OK);
   }
   const Plan plan = ready_plan(wanted);
+  // In place, a transposed operand is read from a row-major copy (see kTransA).
+  if (g.layout != 0 && !plan.packed) {
+    const Gemm copied = row_major_copies(g);
+    if (copied.A == nullptr) return STRATA_C(OUT_OF_MEMORY);
+    return run_planned(copied, plan, workspace, caller_workspace, wanted.threads > 1);
+  }
+  return run_planned(g, plan, workspace, caller_workspace, wanted.threads > 1);
+}
+
+// Runs `plan` for a call that passed its checks and is not empty. wanted_threads: the plan the call wanted, before
+// ready_plan, ran on several threads (see EndStamp).
+STRATA_X(status)
+run_planned(const Gemm& g, const Plan& plan, void* workspace, bool caller_workspace, bool wanted_threads) {
   // Stamps the end of a call that wanted threads, for ready_plan's next decision.
   struct EndStamp {
     bool parallel;
     ~EndStamp() {
       if (parallel) g_last_parallel_end_ns.store(steady_ns(), std::memory_order_relaxed);
     }
-  } end_stamp{wanted.threads > 1};
+  } end_stamp{wanted_threads};
   const bool split = !plan.packed && split_k(g.M, g.N, g.K, kKernels[plan.kernel], plan.threads);
   if (!plan.packed && !split) {
     run_direct(g, plan);
@@ -238,15 +302,57 @@ inline bool ran_at_once(int64_t M, int64_t N, int64_t K, float alpha, const floa
   };
   // The one-tile calls first, with nothing else on their way: they are the shortest.
   if (front.single != nullptr) {
-    if (!front.matches(M, N, K, current_threads(), forced) || !valid()) return false;
+    if (!front.matches(M, N, K, current_threads(), forced, 0) || !valid()) return false;
     TileArgs args{K, A, lda, B, ldb, C, ldc, alpha, beta, M, static_cast<int32_t>(N)};
     args.fetch_a_ahead = front.single_fetch_a;
     front.single(args);
     return true;
   }
-  if (!front.at_once || !front.matches(M, N, K, current_threads(), forced) || !valid()) return false;
+  if (!front.at_once || !front.matches(M, N, K, current_threads(), forced, 0) || !valid()) return false;
   direct_at_once(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, front.plan.kernel);
   return true;
+}
+
+// The layout bits of a call's transposes (see kTransA), or -1 where either is not a transpose value.
+int32_t layout_of(STRATA_X(transpose) trans_a, STRATA_X(transpose) trans_b) {
+  const auto bit = [](STRATA_X(transpose) t, int32_t set) {
+    return t == STRATA_C(NO_TRANS) ? 0 : t == STRATA_C(TRANS) ? set : -1;
+  };
+  const int32_t a = bit(trans_a, kTransA), b = bit(trans_b, kTransB);
+  return a < 0 || b < 0 ? -1 : a | b;
+}
+
+// cblas_sgemm's arguments, checked in CBLAS's order and numbered as netlib's cblas_xerbla numbers them (1: order,
+// 2 and 3: the transposes, 4 to 6: M, N, K, 9, 11 and 14: the leading dimensions; 8, 10 and 13 for a null A, B or C
+// the call needs), then the call in row-major terms: a column-major C is a row-major C transposed, C^T = op(B)^T
+// op(A)^T, so the operands trade places and each keeps its storage. Returns 0, the first invalid argument's number,
+// or minus a status for any other failure.
+int cblas_sgemm_call(int order, int trans_a, int trans_b, int M, int N, int K, float alpha, const float* A, int lda,
+                     const float* B, int ldb, float beta, float* C, int ldc) {
+  constexpr int kRowMajor = 101, kColMajor = 102, kNoTrans = 111, kTrans = 112, kConjTrans = 113;
+  const auto transpose_value = [&](int t) { return t == kNoTrans || t == kTrans || t == kConjTrans; };
+  if (order != kRowMajor && order != kColMajor) return 1;
+  if (!transpose_value(trans_a)) return 2;
+  if (!transpose_value(trans_b)) return 3;
+  if (M < 0) return 4;
+  if (N < 0) return 5;
+  if (K < 0) return 6;
+  const bool ta = trans_a != kNoTrans, tb = trans_b != kNoTrans, row = order == kRowMajor;
+  // The rows each operand's leading dimension spans, as CBLAS states them.
+  const int a_span = row ? (ta ? M : K) : (ta ? K : M);
+  const int b_span = row ? (tb ? K : N) : (tb ? N : K);
+  const int c_span = row ? N : M;
+  if (lda < std::max(1, a_span)) return 9;
+  if (ldb < std::max(1, b_span)) return 11;
+  if (ldc < std::max(1, c_span)) return 14;
+  const bool touches_c = M > 0 && N > 0, reads_ab = touches_c && K > 0 && alpha != 0.0f;
+  if (reads_ab && A == nullptr) return 8;
+  if (reads_ab && B == nullptr) return 10;
+  if (touches_c && C == nullptr) return 13;
+  const Gemm g = row ? Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, (ta ? kTransA : 0) | (tb ? kTransB : 0)}
+                     : Gemm{N, M, K, alpha, beta, B, ldb, A, lda, C, ldc, (tb ? kTransA : 0) | (ta ? kTransB : 0)};
+  const STRATA_X(status) status = execute(g, -1, nullptr, 0, false);
+  return status == STRATA_C(OK) ? 0 : -static_cast<int>(status);
 }
 
 void fill_plan(const Plan& p, STRATA_X(plan_t) * out) {
@@ -308,6 +414,21 @@ STRATA_X(with_workspace)
   return execute(Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc}, -1, workspace, workspace_bytes, true);
 }
 
+STRATA_X(status)
+STRATA_X(gemm)
+(STRATA_X(transpose) trans_a, STRATA_X(transpose) trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+ const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  const int32_t layout = layout_of(trans_a, trans_b);
+  if (layout < 0) return STRATA_C(INVALID_ARGUMENT);
+  if (layout == 0 && ran_at_once(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, -1)) return STRATA_C(OK);
+  return execute(Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, layout}, -1, nullptr, 0, false);
+}
+
+int STRATA_X(cblas_sgemm)(int order, int trans_a, int trans_b, int M, int N, int K, float alpha, const float* A,
+                          int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+  return cblas_sgemm_call(order, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 size_t STRATA_X(workspace_size)(int64_t M, int64_t N, int64_t K) {
   if (M <= 0 || N <= 0 || K <= 0) return 0;
   return call_workspace_bytes(choose_plan(M, N, K, current_threads(), -1), M, N, K);
@@ -325,6 +446,16 @@ STRATA_X(status) STRATA_X(kernel_plan)(int32_t kernel_id, int64_t M, int64_t N, 
   if (kernel_id < 0 || kernel_id >= kKernelCount) return STRATA_C(INVALID_KERNEL);
   if (const STRATA_X(status) s = plannable(M, N, K); s != STRATA_C(OK)) return s;
   fill_plan(choose_plan(M, N, K, current_threads(), kernel_id), plan);
+  return STRATA_C(OK);
+}
+
+STRATA_X(status)
+STRATA_X(gemm_plan)
+(STRATA_X(transpose) trans_a, STRATA_X(transpose) trans_b, int64_t M, int64_t N, int64_t K, STRATA_X(plan_t) * plan) {
+  const int32_t layout = layout_of(trans_a, trans_b);
+  if (plan == nullptr || layout < 0) return STRATA_C(INVALID_ARGUMENT);
+  if (const STRATA_X(status) s = plannable(M, N, K); s != STRATA_C(OK)) return s;
+  fill_plan(choose_plan(M, N, K, current_threads(), -1, layout), plan);
   return STRATA_C(OK);
 }
 

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   9f09860e4ec19e2aba298997b57ae31921cee7bcb046418411b20bdba6ebd3f9  template cpu/runtime/dispatch_direct.h
+//   ecf7586b82e530daffe33f29386dd2aaaffde8698ba896ec539a44def884a9f7  template cpu/runtime/dispatch_direct.h
 
 // Part of the dispatcher (see dispatch_rules.h): a call's operands, its workspace, and the paths that run A and B
 // in place (direct tiles, row streams, wide rows, split K).
@@ -25,6 +25,27 @@ struct Gemm {
   int64_t ldb;
   float* C;
   int64_t ldc;
+  int32_t layout = 0;  // kTransA, kTransB: A stored K x M, B stored N x K
+
+  bool a_transposed() const { return (layout & kTransA) != 0; }
+  bool b_transposed() const { return (layout & kTransB) != 0; }
+  // A from its row i on, B from its column j on, in either storage.
+  const float* a_from_row(int64_t i) const { return a_transposed() ? A + i : A + i * lda; }
+  const float* b_from_column(int64_t j) const { return b_transposed() ? B + j * ldb : B + j; }
+  // Packs rows [i, i + rows) of A over k [p, p + depth) into kernel k's micro-panels, from either storage.
+  void pack_a(const Kernel& k, int64_t i, int64_t p, int64_t rows, int64_t depth, float* out) const {
+    if (a_transposed())
+      k.pack_a_transposed(A + p * lda + i, lda, rows, depth, out);
+    else
+      k.pack_a(A + i * lda + p, lda, rows, depth, out);
+  }
+  // Packs columns [j, j + cols) of B over k [p, p + depth) into kernel k's micro-panels, from either storage.
+  void pack_b(const Kernel& k, int64_t p, int64_t j, int64_t cols, int64_t depth, float* out) const {
+    if (b_transposed())
+      k.pack_b_transposed(B + j * ldb + p, ldb, cols, depth, out);
+    else
+      k.pack_b(B + p * ldb + j, ldb, cols, depth, out);
+  }
 };
 
 // A single row of tiles over a streamed B (M <= MR, B not cached) is split along K instead of N when C is small: each

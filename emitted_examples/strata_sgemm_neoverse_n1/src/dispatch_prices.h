@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   c3a834c448f1be81158d59d174dcbe3972cc8303ae19a26f52af0c094005deea  template cpu/runtime/dispatch_prices.h
+//   89a12371dd3f178a02cce726e9faa95f525328c7ef861b6a36f994472f62fe5f  template cpu/runtime/dispatch_prices.h
 
 // Part of the dispatcher (see dispatch_rules.h): the prices of the direct, streamed and held-row paths, the
 // thread counts worth trying, and the lower bounds that skip kernels which cannot win.
@@ -413,6 +413,14 @@ double packed_b_block_s(const Kernel& k, int64_t M, int64_t N, int64_t K) {
   return std::min(k.level1.pack_b_s, copy_s + std::max(0.0, trip_s - tiles_s));
 }
 
+// What a call in place pays for its transposed operands: a row-major copy of each (see kTransA), read and written at
+// the direct cache's bandwidth, on the calling thread.
+double transposes_s(int64_t M, int64_t N, int64_t K, int32_t layout) {
+  const double floats = ((layout & kTransA) != 0 ? static_cast<double>(M * K) : 0.0) +
+                        ((layout & kTransB) != 0 ? static_cast<double>(K * N) : 0.0);
+  return 2.0 * floats * static_cast<double>(sizeof(float)) / kMachine.level[1].bandwidth_Bps;
+}
+
 // Offers kernel `id`'s plans to the best so far: *best, on any of `counts` threads, and *alone, on one thread, each
 // replaced where the kernel is faster (on a tie the earlier stays). skip_twins: a kernel that would run the call in
 // place as an earlier one does (its twin or, where that applies, its loose twin; see DirectConstants) offers nothing,
@@ -420,8 +428,8 @@ double packed_b_block_s(const Kernel& k, int64_t M, int64_t N, int64_t K) {
 // best->row_shares is left as it is: the grid matters only for the plan that wins, and choose_plan_slow() works it
 // out for that one alone. (The plans are written field by field rather than returned: a returned Plan, copied out in
 // wide loads of the callee's narrow stores, stalls each offer on store forwarding.)
-void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCounts& counts, bool skip_twins,
-                  Plan* best, Plan::Alone* alone) {
+void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, const ThreadCounts& counts,
+                  bool skip_twins, Plan* best, Plan::Alone* alone) {
   const Kernel& k = kKernels[id];
   const int64_t shape[3] = {M, N, K};
   const bool packed = !use_direct(M, N, K, k);
@@ -433,7 +441,7 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCount
   }
   double seconds[thread_count_slots()];
   const int64_t buffer_floats = packed ? thread_floats(k, b_slots(k, M, N, K)) : 0;
-  const int64_t streamed = packed ? streamed_rows(k, M, N, K, buffer_floats) : 0;
+  const int64_t streamed = packed && (layout & kTransB) == 0 ? streamed_rows(k, M, N, K, buffer_floats) : 0;
   const WorkFloor& floor = kWorkFloors.of[id];
   const double m = static_cast<double>(M), n = static_cast<double>(N), depth = static_cast<double>(K);
   const bool blocks = packed && streamed == 0;
@@ -452,7 +460,9 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCount
     strata_model::estimate_units(kMachine, tiling, shape, kTopLevel, counts.count, counts.size, seconds);
   } else {
     const DirectWork work = direct_work(id, M, N, K);
-    for (int i = 0; i < counts.size; ++i) seconds[i] = direct_seconds(work, counts.count[i], counts.share[i]);
+    const double copies_s = layout == 0 ? 0.0 : transposes_s(M, N, K, layout);
+    for (int i = 0; i < counts.size; ++i)
+      seconds[i] = direct_seconds(work, counts.count[i], counts.share[i]) + copies_s;
   }
   for (int i = 0; i < counts.size; ++i) {
     const int32_t threads = static_cast<int32_t>(counts.count[i]);
@@ -471,12 +481,14 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, const ThreadCount
   }
 }
 
-// The cheapest plan for a shape on at most max_threads threads: every kernel offered in turn (kernel `forced` alone
-// where it is not negative), the earlier winning ties, and for a packed plan on several threads the grid of their
-// blocks of C. offer(id, M, N, K, counts, skip_twins, best, alone) is offer_kernel, or a copy of it per kernel (see
-// the planner). The package's planner and the generator's selection both choose through it (one model).
+// The cheapest plan for a shape and layout on at most max_threads threads: every kernel offered in turn (kernel
+// `forced` alone where it is not negative), the earlier winning ties, and for a packed plan on several threads the
+// grid of their blocks of C. offer(id, M, N, K, layout, counts, skip_twins, best, alone) is offer_kernel, or a copy
+// of it per kernel (see the planner). The package's planner and the generator's selection both choose through it (one
+// model).
 template <typename Offer>
-Plan cheapest_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced, Offer offer) {
+Plan cheapest_plan(int64_t M, int64_t N, int64_t K, int32_t layout, int32_t max_threads, int32_t forced,
+                   Offer offer) {
   const ThreadCounts counts = thread_counts(max_threads);
   const double none = std::numeric_limits<double>::infinity();
   const int32_t first = forced >= 0 ? forced : 0;
@@ -484,9 +496,9 @@ Plan cheapest_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t
   // store forwarding (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "plan-copies").
   Plan best{first, 1, false, none, 1, {first, false, none}};
   Plan::Alone alone{first, false, none};
-  offer(first, M, N, K, counts, false, &best, &alone);
+  offer(first, M, N, K, layout, counts, false, &best, &alone);
   if (forced < 0)
-    for (int32_t id = 1; id < kKernelCount; ++id) offer(id, M, N, K, counts, true, &best, &alone);
+    for (int32_t id = 1; id < kKernelCount; ++id) offer(id, M, N, K, layout, counts, true, &best, &alone);
   best.alone = alone;
   if (best.packed && best.threads > 1) best.row_shares = row_shares_for(kKernels[best.kernel], M, N, K, best.threads);
   return best;

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   5b0e5a9c3bff0aa5b3c7b6b03d16b56fa3983b182292e36b4945a68176db5698  template cpu/runtime/dispatch_rules.h
+//   d7997d1d362605a06e63bca1eb51307c026e23086b029269d3e5c12577dfb67e  template cpu/runtime/dispatch_rules.h
 
 // Part of the dispatcher (dispatch.cpp includes the dispatch_*.h parts in order, one translation unit): the plan a
 // call runs, and the rules that choose between packing and running in place.
@@ -22,6 +22,11 @@ constexpr int64_t matrix_bytes(int64_t rows, int64_t cols) {
 }
 
 // ---- Plans -------------------------------------------------------------------------------------------------------
+
+// A call's layout: which of A and B it stores transposed (A as K x M, B as N x K), as bits. Packing absorbs a
+// transpose; a call run in place takes row-major copies of its transposed operands first (see transposes_s).
+constexpr int32_t kTransA = 1;
+constexpr int32_t kTransB = 2;
 
 struct Plan {
   int32_t kernel;

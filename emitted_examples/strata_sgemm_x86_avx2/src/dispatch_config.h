@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   340b5fe5ec3f9a55746c7a5e8264815d7d34398e47c74bf2e6ff690c34229d57  template cpu/dispatch_config.h.tpl
+//   8e543656e91d7490a37a44901be9c554d9ab8eeb8e3e4bafb036da48004abe3f  template cpu/dispatch_config.h.tpl
 
 // The dispatcher's configuration of strata_sgemm_x86_avx2: the kernel table (the generator's selection; manifest.yaml says why
 // each kernel is here), the machine as its model sees it, and the thresholds taken from the descriptor's memory
@@ -23,11 +23,11 @@ namespace {
 // ---- Kernel table -------------------------------------------------------------------------------------------
 
 constexpr Kernel kKernels[] = {
-    {"k0_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_row_streams, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 32, 24, 256, 64, 48, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
-    {"k1_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_streamed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_row_streams, &ukernel_avx2_5x16_k8_wide_rows, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, 5, 16, 8, 80, 64, 256, 80, 256, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
-    {"k2_ukernel_avx2_11x8_k2", &ukernel_avx2_11x8_k2_packed, &ukernel_avx2_11x8_k2_streamed, &ukernel_avx2_11x8_k2_direct, &ukernel_avx2_11x8_k2_row_streams, &ukernel_avx2_11x8_k2_wide_rows, &ukernel_avx2_11x8_k2_pack_a, &ukernel_avx2_11x8_k2_pack_b, 11, 8, 2, 11, 8, 96, 11, 8, 96, 5.45e-09, { 0.0, 0.0, 0.0 }},
-    {"k3_ukernel_avx2_2x40_k4", &ukernel_avx2_2x40_k4_packed, &ukernel_avx2_2x40_k4_streamed, &ukernel_avx2_2x40_k4_direct, &ukernel_avx2_2x40_k4_row_streams, &ukernel_avx2_2x40_k4_wide_rows, &ukernel_avx2_2x40_k4_pack_a, &ukernel_avx2_2x40_k4_pack_b, 2, 40, 4, 2, 40, 4, 2, 160, 4, 1.28e-08, { 0.0, 0.0, 0.0 }},
-    {"k4_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_row_streams, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, 4, 24, 8, 64, 96, 256, 256, 96, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
+    {"k0_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_row_streams, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, &ukernel_avx2_4x24_k8_pack_a_transposed, &ukernel_avx2_4x24_k8_pack_b_transposed, 4, 24, 8, 32, 24, 256, 64, 48, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
+    {"k1_ukernel_avx2_5x16_k8", &ukernel_avx2_5x16_k8_packed, &ukernel_avx2_5x16_k8_streamed, &ukernel_avx2_5x16_k8_direct, &ukernel_avx2_5x16_k8_row_streams, &ukernel_avx2_5x16_k8_wide_rows, &ukernel_avx2_5x16_k8_pack_a, &ukernel_avx2_5x16_k8_pack_b, &ukernel_avx2_5x16_k8_pack_a_transposed, &ukernel_avx2_5x16_k8_pack_b_transposed, 5, 16, 8, 80, 64, 256, 80, 256, 256, 1.6521875e-08, { 0.0, 0.0, 0.0 }},
+    {"k2_ukernel_avx2_11x8_k2", &ukernel_avx2_11x8_k2_packed, &ukernel_avx2_11x8_k2_streamed, &ukernel_avx2_11x8_k2_direct, &ukernel_avx2_11x8_k2_row_streams, &ukernel_avx2_11x8_k2_wide_rows, &ukernel_avx2_11x8_k2_pack_a, &ukernel_avx2_11x8_k2_pack_b, &ukernel_avx2_11x8_k2_pack_a_transposed, &ukernel_avx2_11x8_k2_pack_b_transposed, 11, 8, 2, 11, 8, 96, 11, 8, 96, 5.45e-09, { 0.0, 0.0, 0.0 }},
+    {"k3_ukernel_avx2_2x40_k4", &ukernel_avx2_2x40_k4_packed, &ukernel_avx2_2x40_k4_streamed, &ukernel_avx2_2x40_k4_direct, &ukernel_avx2_2x40_k4_row_streams, &ukernel_avx2_2x40_k4_wide_rows, &ukernel_avx2_2x40_k4_pack_a, &ukernel_avx2_2x40_k4_pack_b, &ukernel_avx2_2x40_k4_pack_a_transposed, &ukernel_avx2_2x40_k4_pack_b_transposed, 2, 40, 4, 2, 40, 4, 2, 160, 4, 1.28e-08, { 0.0, 0.0, 0.0 }},
+    {"k4_ukernel_avx2_4x24_k8", &ukernel_avx2_4x24_k8_packed, &ukernel_avx2_4x24_k8_streamed, &ukernel_avx2_4x24_k8_direct, &ukernel_avx2_4x24_k8_row_streams, &ukernel_avx2_4x24_k8_wide_rows, &ukernel_avx2_4x24_k8_pack_a, &ukernel_avx2_4x24_k8_pack_b, &ukernel_avx2_4x24_k8_pack_a_transposed, &ukernel_avx2_4x24_k8_pack_b_transposed, 4, 24, 8, 64, 96, 256, 256, 96, 256, 1.9615625e-08, { 0.0, 0.0, 0.0 }},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 // The entries of the dispatcher's per-kernel tables (the generator's copy of the planner sizes them for any table).

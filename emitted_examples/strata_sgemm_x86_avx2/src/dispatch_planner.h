@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   2f06ad3992a23f2c3d3ab819ef5cce76b9ed318d9810979acc66cd6718d7c3f2  template cpu/runtime/dispatch_planner.h
+//   b7510a958a95c0d9dbb8d8cd69c84d12f9a9455d270c82d107358e1d022f12d4  template cpu/runtime/dispatch_planner.h
 
 // Part of the dispatcher (see dispatch_rules.h): the planner, which offers every kernel a shape and keeps the
 // cheapest plan, and the per-thread plan cache in front of it.
@@ -30,12 +30,12 @@ bool one_tile(int64_t M, int64_t N, int64_t K, const Kernel& k) {
 #define STRATA_FLATTEN
 #endif
 template <int32_t kId>
-STRATA_FLATTEN void offer_kernel_of(int64_t M, int64_t N, int64_t K, const ThreadCounts& counts, bool skip_twins,
-                                    Plan* best, Plan::Alone* alone) {
-  offer_kernel(kId, M, N, K, counts, skip_twins, best, alone);
+STRATA_FLATTEN void offer_kernel_of(int64_t M, int64_t N, int64_t K, int32_t layout, const ThreadCounts& counts,
+                                    bool skip_twins, Plan* best, Plan::Alone* alone) {
+  offer_kernel(kId, M, N, K, layout, counts, skip_twins, best, alone);
 }
 
-using KernelPlanner = void (*)(int64_t, int64_t, int64_t, const ThreadCounts&, bool, Plan*, Plan::Alone*);
+using KernelPlanner = void (*)(int64_t, int64_t, int64_t, int32_t, const ThreadCounts&, bool, Plan*, Plan::Alone*);
 struct Planners {
   KernelPlanner of[kKernelCount];
 };
@@ -50,7 +50,7 @@ constexpr Planners kPlanners = planners(std::make_integer_sequence<int32_t, kKer
 struct PlanCache {
   struct Entry {
     int64_t m, n, k;
-    int32_t threads, forced;
+    int32_t threads, forced, layout;
     Plan plan;
     // Whether a call the entry answers skips execute() (see ran_at_once): where the plan runs it in place on one
     // thread, the CPU runs the kernels and M, N and K are positive and below 2^30 (as plainly_valid() asks). Where
@@ -59,8 +59,8 @@ struct PlanCache {
     bool at_once;
     TileFn single;
     bool single_fetch_a;
-    bool matches(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced_id) const {
-      return m == M && n == N && k == K && threads == max_threads && forced == forced_id;
+    bool matches(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced_id, int32_t layout_bits) const {
+      return m == M && n == N && k == K && threads == max_threads && forced == forced_id && layout == layout_bits;
     }
   };
   static constexpr int kEntries = 16;
@@ -77,26 +77,26 @@ thread_local PlanCache t_plans;
 
 bool cpu_supported();  // see the argument checks below
 
-const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
+const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced, int32_t layout) {
   PlanCache& cache = t_plans;
   for (int i = 0; i < cache.used; ++i) {
     const PlanCache::Entry& e = cache.entries[i];
-    if (e.matches(M, N, K, max_threads, forced)) {
+    if (e.matches(M, N, K, max_threads, forced, layout)) {
       cache.front = e;
       return cache.front.plan;
     }
   }
   const Plan best = cheapest_plan(
-      M, N, K, max_threads, forced,
-      [](int32_t id, int64_t m, int64_t n, int64_t k, const ThreadCounts& counts, bool skip_twins, Plan* plan,
-         Plan::Alone* alone) { kPlanners.of[id](m, n, k, counts, skip_twins, plan, alone); });
+      M, N, K, layout, max_threads, forced,
+      [](int32_t id, int64_t m, int64_t n, int64_t k, int32_t bits, const ThreadCounts& counts, bool skip_twins,
+         Plan* plan, Plan::Alone* alone) { kPlanners.of[id](m, n, k, bits, counts, skip_twins, plan, alone); });
   // Whether a call the entry answers skips execute(), and how (see PlanCache::Entry).
   const Kernel& k = kKernels[best.kernel];
   const int64_t limit = int64_t{1} << 30;
   bool at_once = false, single_fetch_a = false;
   TileFn single = nullptr;
-  if (best.threads == 1 && !best.packed && M > 0 && N > 0 && K > 0 && M < limit && N < limit && K < limit &&
-      cpu_supported()) {
+  if (layout == 0 && best.threads == 1 && !best.packed && M > 0 && N > 0 && K > 0 && M < limit && N < limit &&
+      K < limit && cpu_supported()) {
     at_once = true;
     if (one_tile(M, N, K, k)) {
       single = k.direct;
@@ -105,8 +105,9 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
   }
   // Both copies built from the values, not one copied from the other: the copy's wide loads of the entry's narrow
   // stores stall on store forwarding.
-  cache.entries[cache.next] = PlanCache::Entry{M, N, K, max_threads, forced, best, at_once, single, single_fetch_a};
-  cache.front = PlanCache::Entry{M, N, K, max_threads, forced, best, at_once, single, single_fetch_a};
+  cache.entries[cache.next] =
+      PlanCache::Entry{M, N, K, max_threads, forced, layout, best, at_once, single, single_fetch_a};
+  cache.front = PlanCache::Entry{M, N, K, max_threads, forced, layout, best, at_once, single, single_fetch_a};
   cache.next = (cache.next + 1) % PlanCache::kEntries;
   cache.used = std::min(cache.used + 1, PlanCache::kEntries);
   return cache.front.plan;
@@ -116,10 +117,11 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
 // must be done with it before it runs anything (a host's parallel_for may run other GEMMs on this thread). A
 // reference rather than a copy: GCC copies the entry out of thread-local storage with `rep movs`, a visible share of
 // a tiny call (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "plan-reference").
-inline const Plan& choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced) {
+inline const Plan& choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced,
+                               int32_t layout = 0) {
   const PlanCache::Entry& front = t_plans.front;
-  if (front.matches(M, N, K, max_threads, forced)) return front.plan;
-  return choose_plan_slow(M, N, K, max_threads, forced);
+  if (front.matches(M, N, K, max_threads, forced, layout)) return front.plan;
+  return choose_plan_slow(M, N, K, max_threads, forced, layout);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   5b0e5a9c3bff0aa5b3c7b6b03d16b56fa3983b182292e36b4945a68176db5698  template cpu/runtime/dispatch_rules.h
+//   d7997d1d362605a06e63bca1eb51307c026e23086b029269d3e5c12577dfb67e  template cpu/runtime/dispatch_rules.h
 
 // Part of the dispatcher (dispatch.cpp includes the dispatch_*.h parts in order, one translation unit): the plan a
 // call runs, and the rules that choose between packing and running in place.
@@ -23,6 +23,11 @@ constexpr int64_t matrix_bytes(int64_t rows, int64_t cols) {
 }
 
 // ---- Plans -------------------------------------------------------------------------------------------------------
+
+// A call's layout: which of A and B it stores transposed (A as K x M, B as N x K), as bits. Packing absorbs a
+// transpose; a call run in place takes row-major copies of its transposed operands first (see transposes_s).
+constexpr int32_t kTransA = 1;
+constexpr int32_t kTransB = 2;
 
 struct Plan {
   int32_t kernel;

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   79e9e8aa3a91b82ba5e57e7a6d4f9f2812a5353709c6189b0ed0b6a79d0fa81a  template cpu/runtime/kernel_tile.h
+//   8b767359c0c0cd2a196cec0917f191d3b7f031f9a049d7ccaffd02a5e347f6ea  template cpu/runtime/kernel_tile.h
 
 // The register tile of the CPU micro-kernels, generic over its shape: the tile body (k loop, prefetches, epilogue),
 // its instantiation for every edge size, and the packing of A and B into the micro-panels it reads. Fixed text,
@@ -455,9 +455,11 @@ inline void run_tile(const TileArgs& args, int64_t rows, int64_t vectors) {
 
 // Packing lives here, next to the kernel that reads the panels: the panel widths are compile-time constants and the
 // loops are compiled with this file's ISA flags.
-template <class Shape>
-void pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
-  constexpr int kMR = Shape::kTileRows;
+//
+// Panels of kMR of `rows` rows of src, each row running along k (`depth` of it): A's micro-panels, and a transposed
+// B's (stored N x K), whose rows are B's columns.
+template <int kMR>
+void pack_transposing(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
   // Micro-panels of MR rows, element (r, p) at panel[p * MR + r]; a short last panel is packed short.
   // kLanes steps of k at a time, the panel's rows are loaded as vectors in groups of kLanes rows, each group is
   // transposed in registers, and its columns stored as runs of the panel, faster than a copy element by element
@@ -491,6 +493,34 @@ void pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out
     } else {
       for (; p < depth; ++p)
         for (int64_t r = 0; r < h; ++r) out[p * kMR + r] = panel[r * lda + p];
+    }
+  }
+}
+
+template <class Shape>
+void pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+  pack_transposing<Shape::kTileRows>(a, lda, rows, depth, out);
+}
+
+// B's micro-panels from a B stored transposed (N x K, ldb >= K): its columns are rows there.
+template <class Shape>
+void pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
+  pack_transposing<kTileColumns<Shape>>(b, ldb, cols, depth, out);
+}
+
+// A's micro-panels from an A stored transposed (K x M, lda >= M): each k step's MR elements are a run of a row
+// there, copied as it is.
+template <class Shape>
+void pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+  constexpr int kMR = Shape::kTileRows;
+  for (int64_t i0 = 0; i0 < rows; i0 += kMR, out += depth * kMR) {
+    const int64_t h = rows - i0 < kMR ? rows - i0 : kMR;
+    if (h == kMR) {  // the row count a compile-time constant: the copy unrolled
+      for (int64_t p = 0; p < depth; ++p)
+        for (int r = 0; r < kMR; ++r) out[p * kMR + r] = a[p * lda + i0 + r];
+    } else {
+      for (int64_t p = 0; p < depth; ++p)
+        for (int64_t r = 0; r < h; ++r) out[p * kMR + r] = a[p * lda + i0 + r];
     }
   }
 }

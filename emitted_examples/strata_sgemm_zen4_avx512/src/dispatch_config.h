@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   340b5fe5ec3f9a55746c7a5e8264815d7d34398e47c74bf2e6ff690c34229d57  template cpu/dispatch_config.h.tpl
+//   8e543656e91d7490a37a44901be9c554d9ab8eeb8e3e4bafb036da48004abe3f  template cpu/dispatch_config.h.tpl
 
 // The dispatcher's configuration of strata_sgemm_zen4_avx512: the kernel table (the generator's selection; manifest.yaml says why
 // each kernel is here), the machine as its model sees it, and the thresholds taken from the descriptor's memory
@@ -23,10 +23,10 @@ namespace {
 // ---- Kernel table -------------------------------------------------------------------------------------------
 
 constexpr Kernel kKernels[] = {
-    {"k0_ukernel_avx512_9x48_k8", &ukernel_avx512_9x48_k8_packed, &ukernel_avx512_9x48_k8_streamed, &ukernel_avx512_9x48_k8_direct, &ukernel_avx512_9x48_k8_row_streams, &ukernel_avx512_9x48_k8_wide_rows, &ukernel_avx512_9x48_k8_pack_a, &ukernel_avx512_9x48_k8_pack_b, 9, 48, 8, 108, 96, 384, 108, 192, 384, 5.9125e-08, { 0.0, 0.0, 0.0 }},
-    {"k1_ukernel_avx512_12x16_k1", &ukernel_avx512_12x16_k1_packed, &ukernel_avx512_12x16_k1_streamed, &ukernel_avx512_12x16_k1_direct, &ukernel_avx512_12x16_k1_row_streams, &ukernel_avx512_12x16_k1_wide_rows, &ukernel_avx512_12x16_k1_pack_a, &ukernel_avx512_12x16_k1_pack_b, 12, 16, 1, 36, 16, 48, 36, 16, 384, 3.30703125e-09, { 0.0, 0.0, 0.0 }},
-    {"k2_ukernel_avx512_1x224_k1", &ukernel_avx512_1x224_k1_packed, &ukernel_avx512_1x224_k1_streamed, &ukernel_avx512_1x224_k1_direct, &ukernel_avx512_1x224_k1_row_streams, &ukernel_avx512_1x224_k1_wide_rows, &ukernel_avx512_1x224_k1_pack_a, &ukernel_avx512_1x224_k1_pack_b, 1, 224, 1, 1, 224, 4, 1, 224, 4, 7.703125e-09, { 0.0, 0.0, 0.0 }},
-    {"k3_ukernel_avx512_8x48_k4", &ukernel_avx512_8x48_k4_packed, &ukernel_avx512_8x48_k4_streamed, &ukernel_avx512_8x48_k4_direct, &ukernel_avx512_8x48_k4_row_streams, &ukernel_avx512_8x48_k4_wide_rows, &ukernel_avx512_8x48_k4_pack_a, &ukernel_avx512_8x48_k4_pack_b, 8, 48, 4, 64, 48, 128, 128, 48, 512, 2.6296875e-08, { 0.0, 0.0, 0.0 }},
+    {"k0_ukernel_avx512_9x48_k8", &ukernel_avx512_9x48_k8_packed, &ukernel_avx512_9x48_k8_streamed, &ukernel_avx512_9x48_k8_direct, &ukernel_avx512_9x48_k8_row_streams, &ukernel_avx512_9x48_k8_wide_rows, &ukernel_avx512_9x48_k8_pack_a, &ukernel_avx512_9x48_k8_pack_b, &ukernel_avx512_9x48_k8_pack_a_transposed, &ukernel_avx512_9x48_k8_pack_b_transposed, 9, 48, 8, 108, 96, 384, 108, 192, 384, 5.9125e-08, { 0.0, 0.0, 0.0 }},
+    {"k1_ukernel_avx512_12x16_k1", &ukernel_avx512_12x16_k1_packed, &ukernel_avx512_12x16_k1_streamed, &ukernel_avx512_12x16_k1_direct, &ukernel_avx512_12x16_k1_row_streams, &ukernel_avx512_12x16_k1_wide_rows, &ukernel_avx512_12x16_k1_pack_a, &ukernel_avx512_12x16_k1_pack_b, &ukernel_avx512_12x16_k1_pack_a_transposed, &ukernel_avx512_12x16_k1_pack_b_transposed, 12, 16, 1, 36, 16, 48, 36, 16, 384, 3.30703125e-09, { 0.0, 0.0, 0.0 }},
+    {"k2_ukernel_avx512_1x224_k1", &ukernel_avx512_1x224_k1_packed, &ukernel_avx512_1x224_k1_streamed, &ukernel_avx512_1x224_k1_direct, &ukernel_avx512_1x224_k1_row_streams, &ukernel_avx512_1x224_k1_wide_rows, &ukernel_avx512_1x224_k1_pack_a, &ukernel_avx512_1x224_k1_pack_b, &ukernel_avx512_1x224_k1_pack_a_transposed, &ukernel_avx512_1x224_k1_pack_b_transposed, 1, 224, 1, 1, 224, 4, 1, 224, 4, 7.703125e-09, { 0.0, 0.0, 0.0 }},
+    {"k3_ukernel_avx512_8x48_k4", &ukernel_avx512_8x48_k4_packed, &ukernel_avx512_8x48_k4_streamed, &ukernel_avx512_8x48_k4_direct, &ukernel_avx512_8x48_k4_row_streams, &ukernel_avx512_8x48_k4_wide_rows, &ukernel_avx512_8x48_k4_pack_a, &ukernel_avx512_8x48_k4_pack_b, &ukernel_avx512_8x48_k4_pack_a_transposed, &ukernel_avx512_8x48_k4_pack_b_transposed, 8, 48, 4, 64, 48, 128, 128, 48, 512, 2.6296875e-08, { 0.0, 0.0, 0.0 }},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 // The entries of the dispatcher's per-kernel tables (the generator's copy of the planner sizes them for any table).

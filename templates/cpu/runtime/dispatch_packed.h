@@ -87,7 +87,7 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
       const int64_t b_slot = (j1 / k.n1 * k_slices + slice) % buffers.b_slots;
       float* b_block = buffers.b + b_slot * b_block_floats(k);
       if (!buffers.held_b[b_slot].holds(j1, p1, n1, k1)) {
-        k.pack_b(g.B + p1 * g.ldb + j1, g.ldb, n1, k1, b_block);
+        g.pack_b(k, p1, j1, n1, k1, b_block);
         buffers.held_b[b_slot] = PackedBlock{j1, p1, n1, k1};
       }
       const float beta = p1 == 0 ? g.beta : 1.0f;  // later k slices accumulate onto the first one's result
@@ -98,7 +98,7 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
         const RowTiles tiles = row_tiles(m1, k.mr);
         if (!buffers.held_a[slot].holds(i1, p1, m1, k1)) {
           for (int64_t t = 0; t < tiles.count; ++t)
-            k.pack_a(g.A + (i1 + tiles.start(t)) * g.lda + p1, g.lda, tiles.height(t), k1, a_block + t * k.mr * k1);
+            g.pack_a(k, i1 + tiles.start(t), p1, tiles.height(t), k1, a_block + t * k.mr * k1);
           buffers.held_a[slot] = PackedBlock{i1, p1, m1, k1};
         }
         for (int64_t jr = 0; jr < n1; jr += k.nr) {
@@ -140,8 +140,7 @@ void run_streamed(const Gemm& g, const Kernel& k, float* a, int64_t a_floats) {
   args.ldb = g.ldb;
   for (int64_t p = 0; p < g.K; p += depth) {
     const int64_t d = std::min(depth, g.K - p);
-    for (int64_t t = 0; t < tiles.count; ++t)
-      k.pack_a(g.A + tiles.start(t) * g.lda + p, g.lda, tiles.height(t), d, a + t * k.mr * d);
+    for (int64_t t = 0; t < tiles.count; ++t) g.pack_a(k, tiles.start(t), p, tiles.height(t), d, a + t * k.mr * d);
     const float beta = p == 0 ? g.beta : 1.0f;  // later slices accumulate onto the first one's result
     for (int64_t j = 0; j < g.N; j += k.nr) {
       const int32_t cols = static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j));
@@ -172,6 +171,7 @@ struct PackedJob {
 // (BlockJob::next_b): the next j2's first k slice or, after the last j2, the next p2's first block; none after the
 // last.
 void point_at_next_b(const Gemm& g, const Kernel& k, int64_t p2, int64_t j2, BlockJob* block) {
+  if (g.b_transposed()) return;  // the next block's rows are not rows of a transposed B
   int64_t p = p2, j = j2 + k.n2;
   if (j >= g.N) {
     p = p2 + k.k2;
@@ -196,17 +196,17 @@ void packed_task(void* context, int64_t index) {
   g.M = share_start(g.M, k.mr, row_share + 1, job.row_shares) - i0;
   g.N = share_start(g.N, k.nr, col_share + 1, job.col_shares) - j0;
   if (g.M == 0 || g.N == 0) return;
-  g.A += i0 * g.lda;
-  g.B += j0;
+  g.A = g.a_from_row(i0);
+  g.B = g.b_from_column(j0);
   g.C += i0 * g.ldc + j0;
   const int64_t buffer_floats = thread_floats(k, job.b_slots);
   float* const a_buffers = job.buffers + index * buffer_floats;
-  const int64_t streamed = streamed_rows(k, g.M, job.g->N, job.g->K, buffer_floats);
+  const int64_t streamed = g.b_transposed() ? 0 : streamed_rows(k, g.M, job.g->N, job.g->K, buffer_floats);
   if (streamed > 0) {
     for (int64_t i = 0; i < g.M; i += streamed) {
       Gemm block = g;
       block.M = std::min(streamed, g.M - i);
-      block.A += i * g.lda;
+      block.A = g.a_from_row(i);
       block.C += i * g.ldc;
       run_streamed(block, k, a_buffers, buffer_floats);
     }

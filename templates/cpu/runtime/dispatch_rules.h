@@ -15,6 +15,11 @@ constexpr int64_t matrix_bytes(int64_t rows, int64_t cols) {
 
 // ---- Plans -------------------------------------------------------------------------------------------------------
 
+// A call's layout: which of A and B it stores transposed (A as K x M, B as N x K), as bits. Packing absorbs a
+// transpose; a call run in place takes row-major copies of its transposed operands first (see transposes_s).
+constexpr int32_t kTransA = 1;
+constexpr int32_t kTransB = 2;
+
 struct Plan {
   int32_t kernel;
   int32_t threads;

@@ -446,9 +446,11 @@ inline void run_tile(const TileArgs& args, int64_t rows, int64_t vectors) {
 
 // Packing lives here, next to the kernel that reads the panels: the panel widths are compile-time constants and the
 // loops are compiled with this file's ISA flags.
-template <class Shape>
-void pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
-  constexpr int kMR = Shape::kTileRows;
+//
+// Panels of kMR of `rows` rows of src, each row running along k (`depth` of it): A's micro-panels, and a transposed
+// B's (stored N x K), whose rows are B's columns.
+template <int kMR>
+void pack_transposing(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
   // Micro-panels of MR rows, element (r, p) at panel[p * MR + r]; a short last panel is packed short.
   // kLanes steps of k at a time, the panel's rows are loaded as vectors in groups of kLanes rows, each group is
   // transposed in registers, and its columns stored as runs of the panel, faster than a copy element by element
@@ -482,6 +484,34 @@ void pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out
     } else {
       for (; p < depth; ++p)
         for (int64_t r = 0; r < h; ++r) out[p * kMR + r] = panel[r * lda + p];
+    }
+  }
+}
+
+template <class Shape>
+void pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+  pack_transposing<Shape::kTileRows>(a, lda, rows, depth, out);
+}
+
+// B's micro-panels from a B stored transposed (N x K, ldb >= K): its columns are rows there.
+template <class Shape>
+void pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
+  pack_transposing<kTileColumns<Shape>>(b, ldb, cols, depth, out);
+}
+
+// A's micro-panels from an A stored transposed (K x M, lda >= M): each k step's MR elements are a run of a row
+// there, copied as it is.
+template <class Shape>
+void pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+  constexpr int kMR = Shape::kTileRows;
+  for (int64_t i0 = 0; i0 < rows; i0 += kMR, out += depth * kMR) {
+    const int64_t h = rows - i0 < kMR ? rows - i0 : kMR;
+    if (h == kMR) {  // the row count a compile-time constant: the copy unrolled
+      for (int64_t p = 0; p < depth; ++p)
+        for (int r = 0; r < kMR; ++r) out[p * kMR + r] = a[p * lda + i0 + r];
+    } else {
+      for (int64_t p = 0; p < depth; ++p)
+        for (int64_t r = 0; r < h; ++r) out[p * kMR + r] = a[p * lda + i0 + r];
     }
   }
 }

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   668bf69b4298fe8c9047ef917e57f67e00e8157d044a9a0c1c7c0a90349890e8  template cpu/ukernel.cpp.tpl
+//   a944de70e4411eef38da471d0567add8721b27e0af1dbdf9239061c8af99746e  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 1 x 60 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -39,6 +39,12 @@ void ukernel_neon_1x60_k8_pack_a(const float* a, int64_t lda, int64_t rows, int6
 }
 void ukernel_neon_1x60_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
   pack_b<Shape>(b, ldb, cols, depth, out);
+}
+void ukernel_neon_1x60_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+  pack_a_transposed<Shape>(a, lda, rows, depth, out);
+}
+void ukernel_neon_1x60_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
+  pack_b_transposed<Shape>(b, ldb, cols, depth, out);
 }
 
 }  // namespace strata_sgemm_neoverse_n1_internal

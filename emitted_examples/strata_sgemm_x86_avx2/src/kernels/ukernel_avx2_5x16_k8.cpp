@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   668bf69b4298fe8c9047ef917e57f67e00e8157d044a9a0c1c7c0a90349890e8  template cpu/ukernel.cpp.tpl
+//   a944de70e4411eef38da471d0567add8721b27e0af1dbdf9239061c8af99746e  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 5 x 16 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 77.47 GFLOP/s (5.29e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -40,6 +40,12 @@ void ukernel_avx2_5x16_k8_pack_a(const float* a, int64_t lda, int64_t rows, int6
 }
 void ukernel_avx2_5x16_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
   pack_b<Shape>(b, ldb, cols, depth, out);
+}
+void ukernel_avx2_5x16_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+  pack_a_transposed<Shape>(a, lda, rows, depth, out);
+}
+void ukernel_avx2_5x16_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
+  pack_b_transposed<Shape>(b, ldb, cols, depth, out);
 }
 
 }  // namespace strata_sgemm_x86_avx2_internal

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   668bf69b4298fe8c9047ef917e57f67e00e8157d044a9a0c1c7c0a90349890e8  template cpu/ukernel.cpp.tpl
+//   a944de70e4411eef38da471d0567add8721b27e0af1dbdf9239061c8af99746e  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 1 x 224 x 1 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 58.16 GFLOP/s (1.97e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -40,6 +40,12 @@ void ukernel_avx512_1x224_k1_pack_a(const float* a, int64_t lda, int64_t rows, i
 }
 void ukernel_avx512_1x224_k1_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
   pack_b<Shape>(b, ldb, cols, depth, out);
+}
+void ukernel_avx512_1x224_k1_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+  pack_a_transposed<Shape>(a, lda, rows, depth, out);
+}
+void ukernel_avx512_1x224_k1_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
+  pack_b_transposed<Shape>(b, ldb, cols, depth, out);
 }
 
 }  // namespace strata_sgemm_zen4_avx512_internal
