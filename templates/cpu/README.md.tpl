@@ -138,8 +138,16 @@ int main(void) {
 }
 ```
 
-`{{PACKAGE}}_plan` tells you what a call of a given shape would do (kernel, tiles, threads, predicted time)
-without running it. `{{PACKAGE}}_kernel_count`, `{{PACKAGE}}_kernel_plan` and `{{PACKAGE}}_with_kernel` let you
+Transposed operands: `{{PACKAGE}}_gemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)` takes
+`{{PACKAGE_UPPER}}_NO_TRANS` or `{{PACKAGE_UPPER}}_TRANS` for each operand; a transposed A is stored K x M (lda >= M),
+a transposed B N x K (ldb >= K), as a linear layer stores its weights. Code written for CBLAS can call
+`{{PACKAGE}}_cblas_sgemm(order, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)` with CBLAS's values
+(`CblasRowMajor` 101, `CblasColMajor` 102, `CblasNoTrans` 111, `CblasTrans` 112, `CblasConjTrans` 113). It returns 0,
+or the number of the first invalid argument as netlib's `cblas_xerbla` numbers it (1 order, 2 and 3 the transposes, 4
+to 6 M, N, K, 9 lda, 11 ldb, 14 ldc; 8, 10, 13 for a null A, B or C), or minus a status; it never prints.
+
+`{{PACKAGE}}_plan` (and `{{PACKAGE}}_gemm_plan` for a layout) tells you what a call of a given shape would do
+(kernel, tiles, threads, thread blocks, predicted time) without running it. `{{PACKAGE}}_kernel_count`, `{{PACKAGE}}_kernel_plan` and `{{PACKAGE}}_with_kernel` let you
 force one of the kernels listed below, for testing or benchmarking.
 
 A call plans itself: the first time a calling thread meets a shape, the performance model ranks every kernel on

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   d7997d1d362605a06e63bca1eb51307c026e23086b029269d3e5c12577dfb67e  template cpu/runtime/dispatch_rules.h
+//   aaf724fa3c89653735e2fc7ac81555ee3983caa96c194efc3bb5224cefc47d28  template cpu/runtime/dispatch_rules.h
 
 // Part of the dispatcher (dispatch.cpp includes the dispatch_*.h parts in order, one translation unit): the plan a
 // call runs, and the rules that choose between packing and running in place.
@@ -27,6 +27,13 @@ constexpr int64_t matrix_bytes(int64_t rows, int64_t cols) {
 // transpose; a call run in place takes row-major copies of its transposed operands first (see transposes_s).
 constexpr int32_t kTransA = 1;
 constexpr int32_t kTransB = 2;
+
+// A call in place of at most this many rows over a transposed B (and A not transposed) runs as dot products instead:
+// each element of C is the dot product of a row of A and a row of the stored B, both contiguous, so B is read once,
+// in order, and not copied (see dot_rows). Copying B first cost a one-row call thirty times the call itself
+// (measurements: docs/perf/2026-11-27-layouts/, "dot-rows").
+constexpr int64_t kDotRows = 4;
+bool runs_dot_rows(int64_t M, int32_t layout) { return layout == kTransB && M <= kDotRows; }
 
 struct Plan {
   int32_t kernel;

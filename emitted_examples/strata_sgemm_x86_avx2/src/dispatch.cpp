@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   e4f288973a02d3fc20fcc15fe11f6028d4d364aa916a3e69029e934d4954e696  template cpu/runtime/dispatch.cpp
+//   feff76cbb65c6f352cd9eb29d47898a97f16ecc8f7ed6202a1407db92d02b32c  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -229,6 +229,10 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
     return STRATA_C(OK);
   }
   const Plan plan = ready_plan(wanted);
+  if (!plan.packed && runs_dot_rows(g.M, g.layout)) {
+    dot_rows(g, plan.threads);
+    return STRATA_C(OK);
+  }
   // In place, a transposed operand is read from a row-major copy (see kTransA).
   if (g.layout != 0 && !plan.packed) {
     const Gemm copied = row_major_copies(g);

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   e4f288973a02d3fc20fcc15fe11f6028d4d364aa916a3e69029e934d4954e696  template cpu/runtime/dispatch.cpp
+//   feff76cbb65c6f352cd9eb29d47898a97f16ecc8f7ed6202a1407db92d02b32c  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -229,6 +229,10 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
     return STRATA_C(OK);
   }
   const Plan plan = ready_plan(wanted);
+  if (!plan.packed && runs_dot_rows(g.M, g.layout)) {
+    dot_rows(g, plan.threads);
+    return STRATA_C(OK);
+  }
   // In place, a transposed operand is read from a row-major copy (see kTransA).
   if (g.layout != 0 && !plan.packed) {
     const Gemm copied = row_major_copies(g);

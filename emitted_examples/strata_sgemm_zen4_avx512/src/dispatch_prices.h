@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   89a12371dd3f178a02cce726e9faa95f525328c7ef861b6a36f994472f62fe5f  template cpu/runtime/dispatch_prices.h
+//   bc591c37ec1afc5c8e96d4da39fb6a310f5cc543585987174bc9a2f2c9aefb2e  template cpu/runtime/dispatch_prices.h
 
 // Part of the dispatcher (see dispatch_rules.h): the prices of the direct, streamed and held-row paths, the
 // thread counts worth trying, and the lower bounds that skip kernels which cannot win.
@@ -414,12 +414,18 @@ double packed_b_block_s(const Kernel& k, int64_t M, int64_t N, int64_t K) {
   return std::min(k.level1.pack_b_s, copy_s + std::max(0.0, trip_s - tiles_s));
 }
 
-// What a call in place pays for its transposed operands: a row-major copy of each (see kTransA), read and written at
-// the direct cache's bandwidth, on the calling thread.
+// What a call in place pays for its transposed operands: a row-major copy of each (see kTransA), read from where the
+// operand lives (the direct cache, the outer cache or memory) and written, on the calling thread.
 double transposes_s(int64_t M, int64_t N, int64_t K, int32_t layout) {
-  const double floats = ((layout & kTransA) != 0 ? static_cast<double>(M * K) : 0.0) +
-                        ((layout & kTransB) != 0 ? static_cast<double>(K * N) : 0.0);
-  return 2.0 * floats * static_cast<double>(sizeof(float)) / kMachine.level[1].bandwidth_Bps;
+  const strata_model::Machine& m = kMachine;
+  const auto copy_s = [&](int64_t rows, int64_t cols) {
+    const int64_t bytes = matrix_bytes(rows, cols);
+    const double bandwidth = bytes <= kDirectBytes  ? m.level[1].bandwidth_Bps
+                             : bytes <= kOuterBytes ? m.level[m.num_levels - 1].bandwidth_Bps
+                                                    : m.problem.bandwidth_Bps;
+    return 2.0 * static_cast<double>(bytes) / bandwidth;
+  };
+  return ((layout & kTransA) != 0 ? copy_s(M, K) : 0.0) + ((layout & kTransB) != 0 ? copy_s(K, N) : 0.0);
 }
 
 // Offers kernel `id`'s plans to the best so far: *best, on any of `counts` threads, and *alone, on one thread, each
@@ -429,17 +435,35 @@ double transposes_s(int64_t M, int64_t N, int64_t K, int32_t layout) {
 // best->row_shares is left as it is: the grid matters only for the plan that wins, and choose_plan_slow() works it
 // out for that one alone. (The plans are written field by field rather than returned: a returned Plan, copied out in
 // wide loads of the callee's narrow stores, stalls each offer on store forwarding.)
+void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, const ThreadCounts& counts, bool packed,
+                Plan* best, Plan::Alone* alone);  // below
+
 void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, const ThreadCounts& counts,
                   bool skip_twins, Plan* best, Plan::Alone* alone) {
-  const Kernel& k = kKernels[id];
-  const int64_t shape[3] = {M, N, K};
-  const bool packed = !use_direct(M, N, K, k);
+  // A call with a transposed operand that would run in place pays for copies of it (see transposes_s), so packing it
+  // instead, which absorbs the transpose, is offered too, and the cheaper wins; where the transposed operands are
+  // larger than the direct cache, packing alone: the copy transposes element by element from beyond it, the packing
+  // in vector registers, and the copy's price fell short of its time twentyfold (measurements:
+  // docs/perf/2026-11-27-layouts/, "copy-or-pack").
+  const bool transposes = layout != 0 && !runs_dot_rows(M, layout);
+  const int64_t transposed_bytes =
+      ((layout & kTransA) != 0 ? matrix_bytes(M, K) : 0) + ((layout & kTransB) != 0 ? matrix_bytes(K, N) : 0);
+  const bool packed = !use_direct(M, N, K, kKernels[id]) || (transposes && transposed_bytes > kDirectBytes);
+  if (!packed && transposes) offer_path(id, M, N, K, layout, counts, true, best, alone);
   if (skip_twins && !packed) {
     const DirectConstants& d = kDirect.of[id];
     if (d.twin >= 0) return;  // it would tie its twin
     if (d.loose_twin >= 0 && matrix_bytes(K, N) <= kDirectBytes && use_direct(M, N, K, kKernels[d.loose_twin]))
       return;  // likewise
   }
+  offer_path(id, M, N, K, layout, counts, packed, best, alone);
+}
+
+// offer_kernel's offer of one path: packed (blocks or a streamed B) or in place.
+void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, const ThreadCounts& counts, bool packed,
+                Plan* best, Plan::Alone* alone) {
+  const Kernel& k = kKernels[id];
+  const int64_t shape[3] = {M, N, K};
   double seconds[thread_count_slots()];
   const int64_t buffer_floats = packed ? thread_floats(k, b_slots(k, M, N, K)) : 0;
   const int64_t streamed = packed && (layout & kTransB) == 0 ? streamed_rows(k, M, N, K, buffer_floats) : 0;
@@ -461,7 +485,7 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, c
     strata_model::estimate_units(kMachine, tiling, shape, kTopLevel, counts.count, counts.size, seconds);
   } else {
     const DirectWork work = direct_work(id, M, N, K);
-    const double copies_s = layout == 0 ? 0.0 : transposes_s(M, N, K, layout);
+    const double copies_s = layout == 0 || runs_dot_rows(M, layout) ? 0.0 : transposes_s(M, N, K, layout);
     for (int i = 0; i < counts.size; ++i)
       seconds[i] = direct_seconds(work, counts.count[i], counts.share[i]) + copies_s;
   }

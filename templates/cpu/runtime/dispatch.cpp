@@ -220,6 +220,10 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
     return STRATA_C(OK);
   }
   const Plan plan = ready_plan(wanted);
+  if (!plan.packed && runs_dot_rows(g.M, g.layout)) {
+    dot_rows(g, plan.threads);
+    return STRATA_C(OK);
+  }
   // In place, a transposed operand is read from a row-major copy (see kTransA).
   if (g.layout != 0 && !plan.packed) {
     const Gemm copied = row_major_copies(g);
