@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   feff76cbb65c6f352cd9eb29d47898a97f16ecc8f7ed6202a1407db92d02b32c  template cpu/runtime/dispatch.cpp
+//   a401fced0362735be151d66d8237e67367e8d18659f0abba0e49523832b55bb5  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -306,13 +306,13 @@ inline bool ran_at_once(int64_t M, int64_t N, int64_t K, float alpha, const floa
   };
   // The one-tile calls first, with nothing else on their way: they are the shortest.
   if (front.single != nullptr) {
-    if (!front.matches(M, N, K, current_threads(), forced, 0) || !valid()) return false;
+    if (!front.matches(M, N, K, current_threads(), forced) || !valid()) return false;
     TileArgs args{K, A, lda, B, ldb, C, ldc, alpha, beta, M, static_cast<int32_t>(N)};
     args.fetch_a_ahead = front.single_fetch_a;
     front.single(args);
     return true;
   }
-  if (!front.at_once || !front.matches(M, N, K, current_threads(), forced, 0) || !valid()) return false;
+  if (!front.at_once || !front.matches(M, N, K, current_threads(), forced) || !valid()) return false;
   direct_at_once(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, front.plan.kernel);
   return true;
 }

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   b7510a958a95c0d9dbb8d8cd69c84d12f9a9455d270c82d107358e1d022f12d4  template cpu/runtime/dispatch_planner.h
+//   9284b44ac61fcbc1cbb75f7066f7e2c6d1e00cc612b370b805db183837a7eae3  template cpu/runtime/dispatch_planner.h
 
 // Part of the dispatcher (see dispatch_rules.h): the planner, which offers every kernel a shape and keeps the
 // cheapest plan, and the per-thread plan cache in front of it.
@@ -34,6 +34,12 @@ STRATA_FLATTEN void offer_kernel_of(int64_t M, int64_t N, int64_t K, int32_t lay
   offer_kernel(kId, M, N, K, layout, counts, skip_twins, best, alone);
 }
 
+// A plan's key besides its shape and threads: the forced kernel (-1 for none) and the layout in one number, equal to
+// the forced kernel for NN calls. One field, not two: the entry keeps its size and offsets, and a tiny NN call's
+// check of the front entry stays one comparison (measurements: docs/perf/2026-11-27-layouts/, "plan-key").
+constexpr int32_t kLayoutKeyStride = int32_t{1} << 24;  // above any kernel id
+constexpr int32_t plan_key(int32_t forced, int32_t layout) { return forced + layout * kLayoutKeyStride; }
+
 using KernelPlanner = void (*)(int64_t, int64_t, int64_t, int32_t, const ThreadCounts&, bool, Plan*, Plan::Alone*);
 struct Planners {
   KernelPlanner of[kKernelCount];
@@ -49,7 +55,7 @@ constexpr Planners kPlanners = planners(std::make_integer_sequence<int32_t, kKer
 struct PlanCache {
   struct Entry {
     int64_t m, n, k;
-    int32_t threads, forced, layout;
+    int32_t threads, forced;  // forced: the forced kernel and the layout, see plan_key
     Plan plan;
     // Whether a call the entry answers skips execute() (see ran_at_once): where the plan runs it in place on one
     // thread, the CPU runs the kernels and M, N and K are positive and below 2^30 (as plainly_valid() asks). Where
@@ -58,8 +64,8 @@ struct PlanCache {
     bool at_once;
     TileFn single;
     bool single_fetch_a;
-    bool matches(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced_id, int32_t layout_bits) const {
-      return m == M && n == N && k == K && threads == max_threads && forced == forced_id && layout == layout_bits;
+    bool matches(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t key) const {
+      return m == M && n == N && k == K && threads == max_threads && forced == key;
     }
   };
   static constexpr int kEntries = 16;
@@ -80,7 +86,7 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
   PlanCache& cache = t_plans;
   for (int i = 0; i < cache.used; ++i) {
     const PlanCache::Entry& e = cache.entries[i];
-    if (e.matches(M, N, K, max_threads, forced, layout)) {
+    if (e.matches(M, N, K, max_threads, plan_key(forced, layout))) {
       cache.front = e;
       return cache.front.plan;
     }
@@ -105,8 +111,9 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
   // Both copies built from the values, not one copied from the other: the copy's wide loads of the entry's narrow
   // stores stall on store forwarding.
   cache.entries[cache.next] =
-      PlanCache::Entry{M, N, K, max_threads, forced, layout, best, at_once, single, single_fetch_a};
-  cache.front = PlanCache::Entry{M, N, K, max_threads, forced, layout, best, at_once, single, single_fetch_a};
+      PlanCache::Entry{M, N, K, max_threads, plan_key(forced, layout), best, at_once, single, single_fetch_a};
+  cache.front =
+      PlanCache::Entry{M, N, K, max_threads, plan_key(forced, layout), best, at_once, single, single_fetch_a};
   cache.next = (cache.next + 1) % PlanCache::kEntries;
   cache.used = std::min(cache.used + 1, PlanCache::kEntries);
   return cache.front.plan;
@@ -119,7 +126,7 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
 inline const Plan& choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced,
                                int32_t layout = 0) {
   const PlanCache::Entry& front = t_plans.front;
-  if (front.matches(M, N, K, max_threads, forced, layout)) return front.plan;
+  if (front.matches(M, N, K, max_threads, plan_key(forced, layout))) return front.plan;
   return choose_plan_slow(M, N, K, max_threads, forced, layout);
 }
 

@@ -298,13 +298,13 @@ inline bool ran_at_once(int64_t M, int64_t N, int64_t K, float alpha, const floa
   };
   // The one-tile calls first, with nothing else on their way: they are the shortest.
   if (front.single != nullptr) {
-    if (!front.matches(M, N, K, current_threads(), forced, 0) || !valid()) return false;
+    if (!front.matches(M, N, K, current_threads(), forced) || !valid()) return false;
     TileArgs args{K, A, lda, B, ldb, C, ldc, alpha, beta, M, static_cast<int32_t>(N)};
     args.fetch_a_ahead = front.single_fetch_a;
     front.single(args);
     return true;
   }
-  if (!front.at_once || !front.matches(M, N, K, current_threads(), forced, 0) || !valid()) return false;
+  if (!front.at_once || !front.matches(M, N, K, current_threads(), forced) || !valid()) return false;
   direct_at_once(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, front.plan.kernel);
   return true;
 }

@@ -26,6 +26,12 @@ STRATA_FLATTEN void offer_kernel_of(int64_t M, int64_t N, int64_t K, int32_t lay
   offer_kernel(kId, M, N, K, layout, counts, skip_twins, best, alone);
 }
 
+// A plan's key besides its shape and threads: the forced kernel (-1 for none) and the layout in one number, equal to
+// the forced kernel for NN calls. One field, not two: the entry keeps its size and offsets, and a tiny NN call's
+// check of the front entry stays one comparison (measurements: docs/perf/2026-11-27-layouts/, "plan-key").
+constexpr int32_t kLayoutKeyStride = int32_t{1} << 24;  // above any kernel id
+constexpr int32_t plan_key(int32_t forced, int32_t layout) { return forced + layout * kLayoutKeyStride; }
+
 using KernelPlanner = void (*)(int64_t, int64_t, int64_t, int32_t, const ThreadCounts&, bool, Plan*, Plan::Alone*);
 struct Planners {
   KernelPlanner of[kKernelCount];
@@ -41,7 +47,7 @@ constexpr Planners kPlanners = planners(std::make_integer_sequence<int32_t, kKer
 struct PlanCache {
   struct Entry {
     int64_t m, n, k;
-    int32_t threads, forced, layout;
+    int32_t threads, forced;  // forced: the forced kernel and the layout, see plan_key
     Plan plan;
     // Whether a call the entry answers skips execute() (see ran_at_once): where the plan runs it in place on one
     // thread, the CPU runs the kernels and M, N and K are positive and below 2^30 (as plainly_valid() asks). Where
@@ -50,8 +56,8 @@ struct PlanCache {
     bool at_once;
     TileFn single;
     bool single_fetch_a;
-    bool matches(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced_id, int32_t layout_bits) const {
-      return m == M && n == N && k == K && threads == max_threads && forced == forced_id && layout == layout_bits;
+    bool matches(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t key) const {
+      return m == M && n == N && k == K && threads == max_threads && forced == key;
     }
   };
   static constexpr int kEntries = 16;
@@ -72,7 +78,7 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
   PlanCache& cache = t_plans;
   for (int i = 0; i < cache.used; ++i) {
     const PlanCache::Entry& e = cache.entries[i];
-    if (e.matches(M, N, K, max_threads, forced, layout)) {
+    if (e.matches(M, N, K, max_threads, plan_key(forced, layout))) {
       cache.front = e;
       return cache.front.plan;
     }
@@ -97,8 +103,9 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
   // Both copies built from the values, not one copied from the other: the copy's wide loads of the entry's narrow
   // stores stall on store forwarding.
   cache.entries[cache.next] =
-      PlanCache::Entry{M, N, K, max_threads, forced, layout, best, at_once, single, single_fetch_a};
-  cache.front = PlanCache::Entry{M, N, K, max_threads, forced, layout, best, at_once, single, single_fetch_a};
+      PlanCache::Entry{M, N, K, max_threads, plan_key(forced, layout), best, at_once, single, single_fetch_a};
+  cache.front =
+      PlanCache::Entry{M, N, K, max_threads, plan_key(forced, layout), best, at_once, single, single_fetch_a};
   cache.next = (cache.next + 1) % PlanCache::kEntries;
   cache.used = std::min(cache.used + 1, PlanCache::kEntries);
   return cache.front.plan;
@@ -111,7 +118,7 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
 inline const Plan& choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced,
                                int32_t layout = 0) {
   const PlanCache::Entry& front = t_plans.front;
-  if (front.matches(M, N, K, max_threads, forced, layout)) return front.plan;
+  if (front.matches(M, N, K, max_threads, plan_key(forced, layout))) return front.plan;
   return choose_plan_slow(M, N, K, max_threads, forced, layout);
 }
 
