@@ -48,11 +48,23 @@ CpuPlanner::CpuPlanner(CpuPlanConfig config) : config_(std::move(config)), id_(g
 void CpuPlanner::load() const {
   if (t_loaded == id_) return;
   t_kernels.clear();
-  for (const CpuPlanKernel& k : config_.kernels)
-    t_kernels.push_back(planner::Kernel{
-        k.name.c_str(), nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-        k.mr,           k.nr,    k.ku,    k.m1,    k.n1,    k.k1,    k.m2,    k.n2,    k.k2,    k.level0_seconds,
-        k.level1});
+  // The planner reads a kernel's name and tiles; its entry points stay null, as nothing runs here.
+  for (const CpuPlanKernel& k : config_.kernels) {
+    planner::Kernel kernel{};
+    kernel.name = k.name.c_str();
+    kernel.mr = k.mr;
+    kernel.nr = k.nr;
+    kernel.ku = k.ku;
+    kernel.m1 = k.m1;
+    kernel.n1 = k.n1;
+    kernel.k1 = k.k1;
+    kernel.m2 = k.m2;
+    kernel.n2 = k.n2;
+    kernel.k2 = k.k2;
+    kernel.level0_seconds = k.level0_seconds;
+    kernel.level1 = k.level1;
+    t_kernels.push_back(kernel);
+  }
   planner::kChains = config_.fma_chains;
   planner::kFmaPipes = config_.fma_pipes;
   planner::kHalfFmaPipes = config_.half_fma_pipes;

@@ -56,10 +56,12 @@ void {{NAME}}_streamed(const TileArgs& args);
 void {{NAME}}_direct(const TileArgs& args);
 void {{NAME}}_row_streams(const TileArgs& args);
 void {{NAME}}_wide_rows(const TileArgs& args);
+void {{NAME}}_dots(const TileArgs& args);
 void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void {{NAME}}_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void {{NAME}}_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void {{NAME}}_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
 {{/UKERNEL}}
 }  // namespace {{PACKAGE}}_internal
 

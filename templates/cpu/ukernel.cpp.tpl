@@ -27,6 +27,7 @@ void {{NAME}}_streamed(const TileArgs& args) { one_tile<Shape, Operands::kStream
 void {{NAME}}_direct(const TileArgs& args) { direct<Shape>(args); }
 void {{NAME}}_row_streams(const TileArgs& args) { row_streams_of(args); }
 void {{NAME}}_wide_rows(const TileArgs& args) { wide_rows(args); }
+void {{NAME}}_dots(const TileArgs& args) { dots(args); }
 {{/PACKAGE_ENTRY}}{{#PROFILE_ENTRY}}// The profiler times the full packed tile (the same instantiation the package runs on interior tiles) and, for a
 // profiled level 1, the packing routines with it.
 void {{NAME}}_full_packed(const TileArgs& args) { tile<Shape, Operands::kPacked, {{MR}}, {{NV}}>(args); }
@@ -41,6 +42,9 @@ void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, f
 }
 void {{NAME}}_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
   pack_b_transposed<Shape>(b, ldb, cols, depth, out);
+}
+void {{NAME}}_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
+  copy_transposed(src, ld, rows, cols, dst);
 }
 {{/PACKAGE_ENTRY}}
 }  // namespace {{PACKAGE}}_internal

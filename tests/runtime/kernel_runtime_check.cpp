@@ -184,6 +184,43 @@ void check_rows(Checker& check) {
         }
 }
 
+// Dot products over a B stored transposed (N x K, ldb apart), any rows and columns; and the transposing copy of an
+// operand, against its definition, over every edge of its blocks, with nothing written past the copy.
+void check_transposed(Checker& check) {
+  for (int64_t depth : {int64_t{1}, int64_t{5}, int64_t{kLanes}, int64_t{kLanes + 3}, int64_t{3 * kLanes + 1}})
+    for (int64_t rows : {1, 3, 4, 6, 9})
+      for (int64_t cols : {1, 2, 3, 4, 5, 9})
+        for (int variant = 0; variant < 4; ++variant) {
+          const int64_t lda = depth + 2, ldb = depth + 3, ldc = cols + 2;
+          std::vector<float> a(static_cast<size_t>(rows * lda)), bt(static_cast<size_t>(cols * ldb));
+          for (size_t i = 0; i < a.size(); ++i) a[i] = value(static_cast<int64_t>(i) + 13);
+          for (size_t i = 0; i < bt.size(); ++i) bt[i] = value(static_cast<int64_t>(i) * 3 + 8);
+          const Scalars& e = kScalars[static_cast<size_t>(variant)];
+          const std::vector<float> c0 = initial_c(static_cast<size_t>(rows * ldc), e);
+          std::vector<float> c = c0;
+          dots(TileArgs{depth, a.data(), lda, bt.data(), ldb, c.data(), ldc, e.alpha, e.beta, rows,
+                        static_cast<int32_t>(cols)});
+          check.compare(
+              "dots", c, c0, ldc, rows, cols, depth, e, [&](int64_t i, int64_t p) { return a[size_t(i * lda + p)]; },
+              [&](int64_t p, int64_t j) { return bt[size_t(j * ldb + p)]; });
+        }
+  for (int64_t rows :
+       {int64_t{1}, int64_t{2}, int64_t{kLanes - 1}, int64_t{kLanes}, int64_t{kLanes + 1}, int64_t{2 * kLanes + 5}})
+    for (int64_t cols : {int64_t{1}, int64_t{3}, int64_t{kLanes}, int64_t{kLanes + 2}, int64_t{3 * kLanes}}) {
+      ++check.checks;
+      const int64_t ld = cols + 3;
+      std::vector<float> src(static_cast<size_t>(rows * ld)), dst(static_cast<size_t>(rows * cols + kLanes), -7.0f);
+      for (size_t i = 0; i < src.size(); ++i) src[i] = value(static_cast<int64_t>(i));
+      copy_transposed(src.data(), ld, rows, cols, dst.data());
+      bool right = true;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) right = right && dst[size_t(c * rows + r)] == src[size_t(r * ld + c)];
+      for (size_t i = static_cast<size_t>(rows * cols); i < dst.size(); ++i) right = right && dst[i] == -7.0f;
+      if (!right && check.failures++ == 0)
+        check.first = "copy_transposed " + std::to_string(rows) + "x" + std::to_string(cols);
+    }
+}
+
 }  // namespace
 }  // namespace STRATA_PACKAGE_INTERNAL
 
@@ -200,6 +237,7 @@ int STRATA_TEST_ENTRY(int* checks, std::string* first) {
   check_direct<LaneShape>(check);
   check_direct<TallShape>(check);
   check_rows(check);
+  check_transposed(check);
   *checks = check.checks;
   *first = check.first;
   return check.failures;

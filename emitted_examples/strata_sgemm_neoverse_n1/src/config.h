@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   ecbd5c0bf6370ab41a6ff3dab245ca92466f04a941acd4edc2be1a527da14614  template cpu/config.h.tpl
+//   6171155addd8a07305a6c1c4f152c153e1ffb81dcddd63e415484c860ce89c74  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_neoverse_n1's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (neoverse_n1) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -64,37 +64,45 @@ void ukernel_neon_13x8_k8_streamed(const TileArgs& args);
 void ukernel_neon_13x8_k8_direct(const TileArgs& args);
 void ukernel_neon_13x8_k8_row_streams(const TileArgs& args);
 void ukernel_neon_13x8_k8_wide_rows(const TileArgs& args);
+void ukernel_neon_13x8_k8_dots(const TileArgs& args);
 void ukernel_neon_13x8_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_13x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_13x8_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_13x8_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_neon_13x8_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
 void ukernel_neon_1x60_k8_packed(const TileArgs& args);
 void ukernel_neon_1x60_k8_streamed(const TileArgs& args);
 void ukernel_neon_1x60_k8_direct(const TileArgs& args);
 void ukernel_neon_1x60_k8_row_streams(const TileArgs& args);
 void ukernel_neon_1x60_k8_wide_rows(const TileArgs& args);
+void ukernel_neon_1x60_k8_dots(const TileArgs& args);
 void ukernel_neon_1x60_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_1x60_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_1x60_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_1x60_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_neon_1x60_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
 void ukernel_neon_24x4_k8_packed(const TileArgs& args);
 void ukernel_neon_24x4_k8_streamed(const TileArgs& args);
 void ukernel_neon_24x4_k8_direct(const TileArgs& args);
 void ukernel_neon_24x4_k8_row_streams(const TileArgs& args);
 void ukernel_neon_24x4_k8_wide_rows(const TileArgs& args);
+void ukernel_neon_24x4_k8_dots(const TileArgs& args);
 void ukernel_neon_24x4_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_24x4_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_24x4_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_24x4_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_neon_24x4_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
 void ukernel_neon_6x16_k8_packed(const TileArgs& args);
 void ukernel_neon_6x16_k8_streamed(const TileArgs& args);
 void ukernel_neon_6x16_k8_direct(const TileArgs& args);
 void ukernel_neon_6x16_k8_row_streams(const TileArgs& args);
 void ukernel_neon_6x16_k8_wide_rows(const TileArgs& args);
+void ukernel_neon_6x16_k8_dots(const TileArgs& args);
 void ukernel_neon_6x16_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_6x16_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_6x16_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_6x16_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_neon_6x16_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
 
 }  // namespace strata_sgemm_neoverse_n1_internal
 

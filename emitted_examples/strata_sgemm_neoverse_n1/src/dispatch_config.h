@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   8e543656e91d7490a37a44901be9c554d9ab8eeb8e3e4bafb036da48004abe3f  template cpu/dispatch_config.h.tpl
+//   68e9e58c1c1a698693e681971d8d36ac25083c1743202bf8b772f4c9eb1d799d  template cpu/dispatch_config.h.tpl
 
 // The dispatcher's configuration of strata_sgemm_neoverse_n1: the kernel table (the generator's selection; manifest.yaml says why
 // each kernel is here), the machine as its model sees it, and the thresholds taken from the descriptor's memory
@@ -22,10 +22,10 @@ namespace {
 // ---- Kernel table -------------------------------------------------------------------------------------------
 
 constexpr Kernel kKernels[] = {
-    {"k0_ukernel_neon_13x8_k8", &ukernel_neon_13x8_k8_packed, &ukernel_neon_13x8_k8_streamed, &ukernel_neon_13x8_k8_direct, &ukernel_neon_13x8_k8_row_streams, &ukernel_neon_13x8_k8_wide_rows, &ukernel_neon_13x8_k8_pack_a, &ukernel_neon_13x8_k8_pack_b, &ukernel_neon_13x8_k8_pack_a_transposed, &ukernel_neon_13x8_k8_pack_b_transposed, 13, 8, 8, 104, 64, 128, 208, 128, 128, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k1_ukernel_neon_1x60_k8", &ukernel_neon_1x60_k8_packed, &ukernel_neon_1x60_k8_streamed, &ukernel_neon_1x60_k8_direct, &ukernel_neon_1x60_k8_row_streams, &ukernel_neon_1x60_k8_wide_rows, &ukernel_neon_1x60_k8_pack_a, &ukernel_neon_1x60_k8_pack_b, &ukernel_neon_1x60_k8_pack_a_transposed, &ukernel_neon_1x60_k8_pack_b_transposed, 1, 60, 8, 1, 60, 8, 1, 120, 8, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k2_ukernel_neon_24x4_k8", &ukernel_neon_24x4_k8_packed, &ukernel_neon_24x4_k8_streamed, &ukernel_neon_24x4_k8_direct, &ukernel_neon_24x4_k8_row_streams, &ukernel_neon_24x4_k8_wide_rows, &ukernel_neon_24x4_k8_pack_a, &ukernel_neon_24x4_k8_pack_b, &ukernel_neon_24x4_k8_pack_a_transposed, &ukernel_neon_24x4_k8_pack_b_transposed, 24, 4, 8, 48, 4, 128, 192, 4, 2048, 0.0, { 0.0, 0.0, 0.0 }},
-    {"k3_ukernel_neon_6x16_k8", &ukernel_neon_6x16_k8_packed, &ukernel_neon_6x16_k8_streamed, &ukernel_neon_6x16_k8_direct, &ukernel_neon_6x16_k8_row_streams, &ukernel_neon_6x16_k8_wide_rows, &ukernel_neon_6x16_k8_pack_a, &ukernel_neon_6x16_k8_pack_b, &ukernel_neon_6x16_k8_pack_a_transposed, &ukernel_neon_6x16_k8_pack_b_transposed, 6, 16, 8, 18, 64, 128, 18, 256, 512, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k0_ukernel_neon_13x8_k8", &ukernel_neon_13x8_k8_packed, &ukernel_neon_13x8_k8_streamed, &ukernel_neon_13x8_k8_direct, &ukernel_neon_13x8_k8_row_streams, &ukernel_neon_13x8_k8_wide_rows, &ukernel_neon_13x8_k8_dots, &ukernel_neon_13x8_k8_pack_a, &ukernel_neon_13x8_k8_pack_b, &ukernel_neon_13x8_k8_pack_a_transposed, &ukernel_neon_13x8_k8_pack_b_transposed, &ukernel_neon_13x8_k8_copy_transposed, 13, 8, 8, 104, 64, 128, 208, 128, 128, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k1_ukernel_neon_1x60_k8", &ukernel_neon_1x60_k8_packed, &ukernel_neon_1x60_k8_streamed, &ukernel_neon_1x60_k8_direct, &ukernel_neon_1x60_k8_row_streams, &ukernel_neon_1x60_k8_wide_rows, &ukernel_neon_1x60_k8_dots, &ukernel_neon_1x60_k8_pack_a, &ukernel_neon_1x60_k8_pack_b, &ukernel_neon_1x60_k8_pack_a_transposed, &ukernel_neon_1x60_k8_pack_b_transposed, &ukernel_neon_1x60_k8_copy_transposed, 1, 60, 8, 1, 60, 8, 1, 120, 8, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k2_ukernel_neon_24x4_k8", &ukernel_neon_24x4_k8_packed, &ukernel_neon_24x4_k8_streamed, &ukernel_neon_24x4_k8_direct, &ukernel_neon_24x4_k8_row_streams, &ukernel_neon_24x4_k8_wide_rows, &ukernel_neon_24x4_k8_dots, &ukernel_neon_24x4_k8_pack_a, &ukernel_neon_24x4_k8_pack_b, &ukernel_neon_24x4_k8_pack_a_transposed, &ukernel_neon_24x4_k8_pack_b_transposed, &ukernel_neon_24x4_k8_copy_transposed, 24, 4, 8, 48, 4, 128, 192, 4, 2048, 0.0, { 0.0, 0.0, 0.0 }},
+    {"k3_ukernel_neon_6x16_k8", &ukernel_neon_6x16_k8_packed, &ukernel_neon_6x16_k8_streamed, &ukernel_neon_6x16_k8_direct, &ukernel_neon_6x16_k8_row_streams, &ukernel_neon_6x16_k8_wide_rows, &ukernel_neon_6x16_k8_dots, &ukernel_neon_6x16_k8_pack_a, &ukernel_neon_6x16_k8_pack_b, &ukernel_neon_6x16_k8_pack_a_transposed, &ukernel_neon_6x16_k8_pack_b_transposed, &ukernel_neon_6x16_k8_copy_transposed, 6, 16, 8, 18, 64, 128, 18, 256, 512, 0.0, { 0.0, 0.0, 0.0 }},
 };
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 // The entries of the dispatcher's per-kernel tables (the generator's copy of the planner sizes them for any table).

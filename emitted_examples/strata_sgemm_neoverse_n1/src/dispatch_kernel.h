@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   5fcb21863a4ec5f4fe653fd9219d111caf1e97b3e9a3f4da5fbcf0cf322a3419  template cpu/runtime/dispatch_kernel.h
+//   0776d9091d08b08d0062f4c32187f8a1ad3281480f7e61067ed26bf948142ae2  template cpu/runtime/dispatch_kernel.h
 
 // The dispatcher's view of a micro-kernel: its entry points and its tile hierarchy. Fixed text; the table of the
 // package's kernels is kernel_table.h.
@@ -26,10 +26,12 @@ struct Kernel {
   TileFn direct;
   TileFn row_streams;
   TileFn wide_rows;
+  TileFn dots;  // C over a B stored N x K, as dot products along k
   PackFn pack_a;
   PackFn pack_b;
   PackFn pack_a_transposed;             // from an A stored K x M
   PackFn pack_b_transposed;             // from a B stored N x K
+  PackFn copy_transposed;               // a transposed operand's row-major copy
   int32_t mr, nr, ku;                   // level 0: register tile and k unroll
   int64_t m1, n1, k1;                   // level 1: the cache block a thread packs and runs
   int64_t m2, n2, k2;                   // level 2: the block of cache blocks spread over threads

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   bc591c37ec1afc5c8e96d4da39fb6a310f5cc543585987174bc9a2f2c9aefb2e  template cpu/runtime/dispatch_prices.h
+//   fff62ff347628842d5450adee2a9f2becff37c4743e3ea6ea65903e4b808cf22  template cpu/runtime/dispatch_prices.h
 
 // Part of the dispatcher (see dispatch_rules.h): the prices of the direct, streamed and held-row paths, the
 // thread counts worth trying, and the lower bounds that skip kernels which cannot win.
@@ -413,6 +413,37 @@ double packed_b_block_s(const Kernel& k, int64_t M, int64_t N, int64_t K) {
   return std::min(k.level1.pack_b_s, copy_s + std::max(0.0, trip_s - tiles_s));
 }
 
+// A call in place over a B stored transposed, as dot products (see dots in the kernels): each element of C is the dot
+// product of a row of A and a row of the stored B, both contiguous, so B is read once, in order, and not copied.
+// Per group of kDotColumns columns and dot_rows_at_once() rows (the rows left over one at a time), each vector of k
+// takes the group's FMAs, its loads of A and B or one FMA latency, whichever is longest, and each element of C a
+// horizontal sum. The threads share C's column groups; A is read again for each group, from the direct cache (see
+// dots_fit).
+DirectWork dots_work(int32_t id, int64_t M, int64_t N, int64_t K) {
+  using strata_model::ceil_div;
+  const DirectConstants& rates = kDirect.of[id];
+  const double vectors = static_cast<double>(ceil_div(K, kVectorFloats));
+  const double vector_fma_s = static_cast<double>(kVectorFloats) * rates.fma_s;
+  const auto group_s = [&](int64_t rows, int64_t cols) {
+    const double step_s = std::max({static_cast<double>(rows * cols) * vector_fma_s,
+                                    static_cast<double>(rows + cols) * rates.load_s, kMachine.fma_latency_s});
+    const double sums_s = static_cast<double>(dot_sum_slots(kVectorFloats)) * vector_fma_s + kDirectCElementSeconds;
+    return vectors * step_s + static_cast<double>(rows * cols) * sums_s;
+  };
+  const auto columns_s = [&](int64_t cols) {
+    const int64_t rows = dot_rows_at_once(static_cast<int>(cols));
+    return static_cast<double>(M / rows) * group_s(rows, cols) + static_cast<double>(M % rows) * group_s(1, cols);
+  };
+  const int64_t groups = N / kDotColumns, edge = N % kDotColumns;
+  const double compute_s = static_cast<double>(groups) * columns_s(kDotColumns) + (edge > 0 ? columns_s(edge) : 0.0);
+  return direct_work_of(compute_s, kMachine.launch_s, groups + (edge > 0 ? 1 : 0), call_bytes(M, N, K));
+}
+
+// Whether A's rows stay in the direct cache while the dot products read them once per group of columns.
+bool dots_fit(int64_t M, int64_t K, int32_t layout) {
+  return (layout & kTransB) != 0 && matrix_bytes(M, K) <= kDirectBytes;
+}
+
 // What a call in place pays for its transposed operands: a row-major copy of each (see kTransA), read from where the
 // operand lives (the direct cache, the outer cache or memory) and written, on the calling thread.
 double transposes_s(int64_t M, int64_t N, int64_t K, int32_t layout) {
@@ -437,18 +468,34 @@ double transposes_s(int64_t M, int64_t N, int64_t K, int32_t layout) {
 void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, const ThreadCounts& counts, bool packed,
                 Plan* best, Plan::Alone* alone);  // below
 
-void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, const ThreadCounts& counts,
-                  bool skip_twins, Plan* best, Plan::Alone* alone) {
-  // A call with a transposed operand that would run in place pays for copies of it (see transposes_s), so packing it
-  // instead, which absorbs the transpose, is offered too, and the cheaper wins; where the transposed operands are
-  // larger than the direct cache, packing alone: the copy transposes element by element from beyond it, the packing
-  // in vector registers, and the copy's price fell short of its time twentyfold (measurements:
-  // docs/perf/2026-11-27-layouts/, "copy-or-pack").
-  const bool transposes = layout != 0 && !runs_dot_rows(M, layout);
+// Whether kernel k runs the call in place over row-major copies of its transposed operands (over the operands
+// themselves for layout 0): where it runs the call in place at all (use_direct) and the transposed operands fit in
+// the direct cache. Larger ones are packed, which absorbs the transpose, or read as dot products (see runs_dots).
+bool copies_in_place(const Kernel& k, int64_t M, int64_t N, int64_t K, int32_t layout) {
   const int64_t transposed_bytes =
       ((layout & kTransA) != 0 ? matrix_bytes(M, K) : 0) + ((layout & kTransB) != 0 ? matrix_bytes(K, N) : 0);
-  const bool packed = !use_direct(M, N, K, kKernels[id]) || (transposes && transposed_bytes > kDirectBytes);
-  if (!packed && transposes) offer_path(id, M, N, K, layout, counts, true, best, alone);
+  return use_direct(M, N, K, k) && transposed_bytes <= kDirectBytes;
+}
+
+// Whether kernel `id` runs a call in place over a transposed B as dot products: where they fit (dots_fit) and the
+// copies cannot run it, or cost more on one thread. (A transposed A is copied either way.)
+bool runs_dots(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout) {
+  if (!dots_fit(M, K, layout)) return false;
+  if (!copies_in_place(kKernels[id], M, N, K, layout)) return true;
+  const double dots_s = direct_seconds(dots_work(id, M, N, K), 1, 1.0) + transposes_s(M, N, K, layout & kTransA);
+  const double copies_s = direct_seconds(direct_work(id, M, N, K), 1, 1.0) + transposes_s(M, N, K, layout);
+  return dots_s <= copies_s;
+}
+
+void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, const ThreadCounts& counts,
+                  bool skip_twins, Plan* best, Plan::Alone* alone) {
+  // A call with a transposed operand that runs in place pays for copies of it or runs as dot products (see
+  // runs_dots), so packing it instead, which absorbs the transpose, is offered too, and the cheaper wins. Transposed
+  // operands larger than the direct cache are not copied: the copy's price fell short of its time twentyfold when it
+  // ran element by element (measurements: docs/perf/2026-11-27-layouts/, "copy-or-pack").
+  const bool packed = layout == 0 ? !use_direct(M, N, K, kKernels[id])
+                                  : !copies_in_place(kKernels[id], M, N, K, layout) && !dots_fit(M, K, layout);
+  if (!packed && layout != 0) offer_path(id, M, N, K, layout, counts, true, best, alone);
   if (skip_twins && !packed) {
     const DirectConstants& d = kDirect.of[id];
     if (d.twin >= 0) return;  // it would tie its twin
@@ -483,8 +530,9 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
     tiling.l1.pack_b_s = pack_b_s;
     strata_model::estimate_units(kMachine, tiling, shape, kTopLevel, counts.count, counts.size, seconds);
   } else {
-    const DirectWork work = direct_work(id, M, N, K);
-    const double copies_s = layout == 0 || runs_dot_rows(M, layout) ? 0.0 : transposes_s(M, N, K, layout);
+    const bool dots = runs_dots(id, M, N, K, layout);
+    const DirectWork work = dots ? dots_work(id, M, N, K) : direct_work(id, M, N, K);
+    const double copies_s = transposes_s(M, N, K, dots ? layout & kTransA : layout);
     for (int i = 0; i < counts.size; ++i)
       seconds[i] = direct_seconds(work, counts.count[i], counts.share[i]) + copies_s;
   }

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   ecbd5c0bf6370ab41a6ff3dab245ca92466f04a941acd4edc2be1a527da14614  template cpu/config.h.tpl
+//   6171155addd8a07305a6c1c4f152c153e1ffb81dcddd63e415484c860ce89c74  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_x86_avx2's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (x86_avx2) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -65,37 +65,45 @@ void ukernel_avx2_11x8_k2_streamed(const TileArgs& args);
 void ukernel_avx2_11x8_k2_direct(const TileArgs& args);
 void ukernel_avx2_11x8_k2_row_streams(const TileArgs& args);
 void ukernel_avx2_11x8_k2_wide_rows(const TileArgs& args);
+void ukernel_avx2_11x8_k2_dots(const TileArgs& args);
 void ukernel_avx2_11x8_k2_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_11x8_k2_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_11x8_k2_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_11x8_k2_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_avx2_11x8_k2_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
 void ukernel_avx2_2x40_k4_packed(const TileArgs& args);
 void ukernel_avx2_2x40_k4_streamed(const TileArgs& args);
 void ukernel_avx2_2x40_k4_direct(const TileArgs& args);
 void ukernel_avx2_2x40_k4_row_streams(const TileArgs& args);
 void ukernel_avx2_2x40_k4_wide_rows(const TileArgs& args);
+void ukernel_avx2_2x40_k4_dots(const TileArgs& args);
 void ukernel_avx2_2x40_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_2x40_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_2x40_k4_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_2x40_k4_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_avx2_2x40_k4_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
 void ukernel_avx2_4x24_k8_packed(const TileArgs& args);
 void ukernel_avx2_4x24_k8_streamed(const TileArgs& args);
 void ukernel_avx2_4x24_k8_direct(const TileArgs& args);
 void ukernel_avx2_4x24_k8_row_streams(const TileArgs& args);
 void ukernel_avx2_4x24_k8_wide_rows(const TileArgs& args);
+void ukernel_avx2_4x24_k8_dots(const TileArgs& args);
 void ukernel_avx2_4x24_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_4x24_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_4x24_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_4x24_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_avx2_4x24_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
 void ukernel_avx2_5x16_k8_packed(const TileArgs& args);
 void ukernel_avx2_5x16_k8_streamed(const TileArgs& args);
 void ukernel_avx2_5x16_k8_direct(const TileArgs& args);
 void ukernel_avx2_5x16_k8_row_streams(const TileArgs& args);
 void ukernel_avx2_5x16_k8_wide_rows(const TileArgs& args);
+void ukernel_avx2_5x16_k8_dots(const TileArgs& args);
 void ukernel_avx2_5x16_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_5x16_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_5x16_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_5x16_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_avx2_5x16_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
 
 }  // namespace strata_sgemm_x86_avx2_internal
 

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   a401fced0362735be151d66d8237e67367e8d18659f0abba0e49523832b55bb5  template cpu/runtime/dispatch.cpp
+//   4e515891c1b0408953bf4aba31a235cdf0c01140c43c6b9548817d7e785e5b1a  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -147,20 +147,9 @@ void* cached_workspace(size_t bytes) {
   return buffer.reserve(bytes);
 }
 
-// `rows` x `cols` of src (ld apart) into dst transposed (cols x rows, rows apart), in square blocks that stay in L1.
-void transpose_into(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
-  constexpr int64_t kBlock = 32;
-  for (int64_t r0 = 0; r0 < rows; r0 += kBlock)
-    for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
-      const int64_t r1 = std::min(rows, r0 + kBlock), c1 = std::min(cols, c0 + kBlock);
-      for (int64_t c = c0; c < c1; ++c)
-        for (int64_t r = r0; r < r1; ++r) dst[c * rows + r] = src[r * ld + c];
-    }
-}
-
 // The call with its transposed operands copied row-major into a per-thread buffer of their own (the workspace may
-// be needed besides); A null where the buffer cannot grow.
-Gemm row_major_copies(const Gemm& g) {
+// be needed besides), by kernel k's transposing copy; A null where the buffer cannot grow.
+Gemm row_major_copies(const Gemm& g, const Kernel& k) {
   thread_local GrowingBuffer buffer;
   const int64_t a_floats = g.a_transposed() ? g.M * g.K : 0, b_floats = g.b_transposed() ? g.K * g.N : 0;
   float* const copies = static_cast<float*>(buffer.reserve(static_cast<size_t>(a_floats + b_floats) * sizeof(float)));
@@ -171,12 +160,12 @@ Gemm row_major_copies(const Gemm& g) {
     return out;
   }
   if (g.a_transposed()) {  // stored K x M
-    transpose_into(g.A, g.lda, g.K, g.M, copies);
+    k.copy_transposed(g.A, g.lda, g.K, g.M, copies);
     out.A = copies;
     out.lda = g.K;
   }
   if (g.b_transposed()) {  // stored N x K
-    transpose_into(g.B, g.ldb, g.N, g.K, copies + a_floats);
+    k.copy_transposed(g.B, g.ldb, g.N, g.K, copies + a_floats);
     out.B = copies + a_floats;
     out.ldb = g.N;
   }
@@ -229,13 +218,21 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
     return STRATA_C(OK);
   }
   const Plan plan = ready_plan(wanted);
-  if (!plan.packed && runs_dot_rows(g.M, g.layout)) {
-    dot_rows(g, plan.threads);
+  if (!plan.packed && runs_dots(plan.kernel, g.M, g.N, g.K, g.layout)) {
+    if (!g.a_transposed()) {
+      dot_rows(g, kKernels[plan.kernel], plan.threads);
+      return STRATA_C(OK);
+    }
+    Gemm a_copied = row_major_copies(
+        Gemm{g.M, g.N, g.K, g.alpha, g.beta, g.A, g.lda, g.B, g.ldb, g.C, g.ldc, kTransA}, kKernels[plan.kernel]);
+    if (a_copied.A == nullptr) return STRATA_C(OUT_OF_MEMORY);
+    a_copied.layout = kTransB;
+    dot_rows(a_copied, kKernels[plan.kernel], plan.threads);
     return STRATA_C(OK);
   }
-  // In place, a transposed operand is read from a row-major copy (see kTransA).
+  // In place, a transposed operand is otherwise read from a row-major copy (see kTransA).
   if (g.layout != 0 && !plan.packed) {
-    const Gemm copied = row_major_copies(g);
+    const Gemm copied = row_major_copies(g, kKernels[plan.kernel]);
     if (copied.A == nullptr) return STRATA_C(OUT_OF_MEMORY);
     return run_planned(copied, plan, workspace, caller_workspace, wanted.threads > 1);
   }

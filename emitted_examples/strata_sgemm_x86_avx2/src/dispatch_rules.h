@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   aaf724fa3c89653735e2fc7ac81555ee3983caa96c194efc3bb5224cefc47d28  template cpu/runtime/dispatch_rules.h
+//   002cd7aabb1ff486dc0abd2c82670859187d255ae77fbb62173ca43d7775c902  template cpu/runtime/dispatch_rules.h
 
 // Part of the dispatcher (dispatch.cpp includes the dispatch_*.h parts in order, one translation unit): the plan a
 // call runs, and the rules that choose between packing and running in place.
@@ -25,16 +25,10 @@ constexpr int64_t matrix_bytes(int64_t rows, int64_t cols) {
 // ---- Plans -------------------------------------------------------------------------------------------------------
 
 // A call's layout: which of A and B it stores transposed (A as K x M, B as N x K), as bits. Packing absorbs a
-// transpose; a call run in place takes row-major copies of its transposed operands first (see transposes_s).
+// transpose. In place, a transposed B is read as it is stored, by dot products, or from a row-major copy, whichever
+// is priced lower (see runs_dots); a transposed A is read from a row-major copy (see transposes_s).
 constexpr int32_t kTransA = 1;
 constexpr int32_t kTransB = 2;
-
-// A call in place of at most this many rows over a transposed B (and A not transposed) runs as dot products instead:
-// each element of C is the dot product of a row of A and a row of the stored B, both contiguous, so B is read once,
-// in order, and not copied (see dot_rows). Copying B first cost a one-row call thirty times the call itself
-// (measurements: docs/perf/2026-11-27-layouts/, "dot-rows").
-constexpr int64_t kDotRows = 4;
-bool runs_dot_rows(int64_t M, int32_t layout) { return layout == kTransB && M <= kDotRows; }
 
 struct Plan {
   int32_t kernel;

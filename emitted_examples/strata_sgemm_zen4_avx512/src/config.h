@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   ecbd5c0bf6370ab41a6ff3dab245ca92466f04a941acd4edc2be1a527da14614  template cpu/config.h.tpl
+//   6171155addd8a07305a6c1c4f152c153e1ffb81dcddd63e415484c860ce89c74  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_zen4_avx512's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (zen4_avx512) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -65,37 +65,45 @@ void ukernel_avx512_12x16_k1_streamed(const TileArgs& args);
 void ukernel_avx512_12x16_k1_direct(const TileArgs& args);
 void ukernel_avx512_12x16_k1_row_streams(const TileArgs& args);
 void ukernel_avx512_12x16_k1_wide_rows(const TileArgs& args);
+void ukernel_avx512_12x16_k1_dots(const TileArgs& args);
 void ukernel_avx512_12x16_k1_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_12x16_k1_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_12x16_k1_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_12x16_k1_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_avx512_12x16_k1_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
 void ukernel_avx512_1x224_k1_packed(const TileArgs& args);
 void ukernel_avx512_1x224_k1_streamed(const TileArgs& args);
 void ukernel_avx512_1x224_k1_direct(const TileArgs& args);
 void ukernel_avx512_1x224_k1_row_streams(const TileArgs& args);
 void ukernel_avx512_1x224_k1_wide_rows(const TileArgs& args);
+void ukernel_avx512_1x224_k1_dots(const TileArgs& args);
 void ukernel_avx512_1x224_k1_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_1x224_k1_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_1x224_k1_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_1x224_k1_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_avx512_1x224_k1_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
 void ukernel_avx512_8x48_k4_packed(const TileArgs& args);
 void ukernel_avx512_8x48_k4_streamed(const TileArgs& args);
 void ukernel_avx512_8x48_k4_direct(const TileArgs& args);
 void ukernel_avx512_8x48_k4_row_streams(const TileArgs& args);
 void ukernel_avx512_8x48_k4_wide_rows(const TileArgs& args);
+void ukernel_avx512_8x48_k4_dots(const TileArgs& args);
 void ukernel_avx512_8x48_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_8x48_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_8x48_k4_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_8x48_k4_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_avx512_8x48_k4_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
 void ukernel_avx512_9x48_k8_packed(const TileArgs& args);
 void ukernel_avx512_9x48_k8_streamed(const TileArgs& args);
 void ukernel_avx512_9x48_k8_direct(const TileArgs& args);
 void ukernel_avx512_9x48_k8_row_streams(const TileArgs& args);
 void ukernel_avx512_9x48_k8_wide_rows(const TileArgs& args);
+void ukernel_avx512_9x48_k8_dots(const TileArgs& args);
 void ukernel_avx512_9x48_k8_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_9x48_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_9x48_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_9x48_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
+void ukernel_avx512_9x48_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
 
 }  // namespace strata_sgemm_zen4_avx512_internal
 

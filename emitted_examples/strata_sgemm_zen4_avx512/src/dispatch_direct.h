@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   bae2f65c634ff78b65c480b697aa66c9b2c63f3ccc98caca80e6e24ea40dd85b  template cpu/runtime/dispatch_direct.h
+//   2f19782b12ffc4479ecd08366abca051ead8baba9131a9035cc579931a1962db  template cpu/runtime/dispatch_direct.h
 
 // Part of the dispatcher (see dispatch_rules.h): a call's operands, its workspace, and the paths that run A and B
 // in place (direct tiles, row streams, wide rows, split K).
@@ -346,43 +346,29 @@ void run_split_k(const Gemm& g, const Kernel& k, int32_t threads, void* workspac
 
 // ---- Dot rows ----------------------------------------------------------------------------------------------------
 
-// One dot product of two contiguous runs, in kDotLanes partial sums that a compiler keeps in vector registers (the
-// dispatcher has no ISA flags: the baseline vectors), added up at the end.
-constexpr int kDotLanes = 16;
-float dot(const float* a, const float* b, int64_t k) {
-  float partial[kDotLanes] = {};
-  int64_t p = 0;
-  for (; p + kDotLanes <= k; p += kDotLanes)
-    for (int l = 0; l < kDotLanes; ++l) partial[l] += a[p + l] * b[p + l];
-  float sum = 0.0f;
-  for (; p < k; ++p) sum += a[p] * b[p];
-  for (int l = 0; l < kDotLanes; ++l) sum += partial[l];
-  return sum;
-}
-
 struct DotRowsJob {
   const Gemm* g;
+  const Kernel* kernel;
   int64_t chunk;  // columns of C per task
 };
 
-// Columns [index * chunk, ...) of C, each a row of the stored B against every row of A (see kDotRows).
+// Columns [index * chunk, ...) of C, each a row of the stored B against every row of A, in the kernel's dot products
+// (see dots_work), at most kDotsColumns columns a call.
+constexpr int64_t kDotsColumns = int64_t{1} << 20;
 void dot_rows_task(void* context, int64_t index) {
   const DotRowsJob& job = *static_cast<const DotRowsJob*>(context);
   const Gemm& g = *job.g;
   const int64_t end = std::min(g.N, (index + 1) * job.chunk);
-  for (int64_t j = index * job.chunk; j < end; ++j) {
-    const float* b = g.B + j * g.ldb;
-    for (int64_t i = 0; i < g.M; ++i) {
-      float& c = g.C[i * g.ldc + j];
-      const float product = g.alpha * dot(g.A + i * g.lda, b, g.K);
-      c = g.beta == 0.0f ? product : product + g.beta * c;  // beta 0 never reads C
-    }
+  for (int64_t j = index * job.chunk; j < end; j += kDotsColumns) {
+    const int64_t cols = std::min(end - j, kDotsColumns);
+    job.kernel->dots(TileArgs{g.K, g.A, g.lda, g.B + j * g.ldb, g.ldb, g.C + j, g.ldc, g.alpha, g.beta, g.M,
+                              static_cast<int32_t>(cols)});
   }
 }
 
-// A call of at most kDotRows rows over a transposed B (see runs_dot_rows), its columns shared among `threads`.
-void dot_rows(const Gemm& g, int32_t threads) {
-  DotRowsJob job{&g, strata_model::ceil_div(g.N, threads)};
+// A call over a transposed B as dot products (see runs_dots), its columns shared among `threads`.
+void dot_rows(const Gemm& g, const Kernel& kernel, int32_t threads) {
+  DotRowsJob job{&g, &kernel, strata_model::ceil_div(g.N, threads)};
   parallel_for(strata_model::ceil_div(g.N, job.chunk), dot_rows_task, &job);
 }
 

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   5fcb21863a4ec5f4fe653fd9219d111caf1e97b3e9a3f4da5fbcf0cf322a3419  template cpu/runtime/dispatch_kernel.h
+//   0776d9091d08b08d0062f4c32187f8a1ad3281480f7e61067ed26bf948142ae2  template cpu/runtime/dispatch_kernel.h
 
 // The dispatcher's view of a micro-kernel: its entry points and its tile hierarchy. Fixed text; the table of the
 // package's kernels is kernel_table.h.
@@ -27,10 +27,12 @@ struct Kernel {
   TileFn direct;
   TileFn row_streams;
   TileFn wide_rows;
+  TileFn dots;  // C over a B stored N x K, as dot products along k
   PackFn pack_a;
   PackFn pack_b;
   PackFn pack_a_transposed;             // from an A stored K x M
   PackFn pack_b_transposed;             // from a B stored N x K
+  PackFn copy_transposed;               // a transposed operand's row-major copy
   int32_t mr, nr, ku;                   // level 0: register tile and k unroll
   int64_t m1, n1, k1;                   // level 1: the cache block a thread packs and runs
   int64_t m2, n2, k2;                   // level 2: the block of cache blocks spread over threads

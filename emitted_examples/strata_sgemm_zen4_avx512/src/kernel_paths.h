@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   d0b23ca0c71cd67f825a13b5895e6626e71c05f1a600479c5e5bc4f3bf4f274c  template cpu/runtime/kernel_paths.h
+//   20cb65cf2216228329b38207e978f9d383c7b03087718c81ffea327cc711e5c4  template cpu/runtime/kernel_paths.h
 
 // The CPU micro-kernels' direct calls, generic over the register tile: column strips of tiles over A and B in place,
 // and the shapes tiles serve badly (C's last few columns along k, few columns along m, half-width vectors), each
@@ -70,11 +70,10 @@ inline void direct_strip(const TileArgs& t) {
 // contiguous (cols == 1, ldb == 1), the columns copied out first (edge x k scalar moves, into kDotDepth-deep chunks
 // on the stack). dot_pays() weighs the two (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md,
 // "dot-columns").
-constexpr int kDotColumns = 4;  // at most this many columns past the last whole vector go along k
 constexpr int64_t kDotDepth = 512;
 
 // A horizontal sum's cost in FMA slots: the shuffle-and-add steps that fold kLanes lanes to one, and the store.
-constexpr int64_t kSumCost = kLanes == 16 ? 6 : kLanes == 8 ? 5 : 3;
+constexpr int64_t kSumCost = dot_sum_slots(kLanes);
 
 // Whether the last `edge` columns of a `rows` x k strip cost less along k than the tiles' `tile_slots` FMA slots (a
 // vector of the tiles: rows x k).
@@ -120,8 +119,7 @@ __attribute__((always_inline)) inline void dot_block(const TileArgs& t, const fl
 // vector of B: as many as the vector registers hold next to the B vectors and the row of A.
 template <int kCols>
 inline void dot_rows(const TileArgs& t, const float* bt, int64_t bt_stride) {
-  constexpr int kFit = (kVectorRegisters - kCols - 1) / kCols;
-  constexpr int kRowsAtOnce = kFit < 1 ? 1 : kFit > 4 ? 4 : kFit;
+  constexpr int kRowsAtOnce = dot_rows_at_once(kCols);
   const float* a = t.a;
   float* c = t.c;
   int64_t i = 0;
@@ -150,6 +148,27 @@ inline void dot_columns(const TileArgs& t) {
 // dot_columns<1> to dot_columns<kDotColumns>, by the number of columns less one.
 constexpr auto kDotColumnsFns = table_by_columns([](auto n) { return &dot_columns<decltype(n)::value>; },
                                                  std::make_integer_sequence<int, kDotColumns>{});
+
+// A strip of C over a B stored transposed (N x K): column j of B is a row there, a run of k at t.b + j * t.ldb. Each
+// element of C is then the dot product of two contiguous runs, B read once and in order, so no copy of B is made;
+// kDotColumns columns at a time share each vector of A (see dot_rows), the last few run their own instantiation.
+template <int kCols>
+void dots_of(const TileArgs& t) {
+  dot_rows<kCols>(t, t.b, t.ldb);
+}
+
+constexpr auto kDotsFns = table_by_columns([](auto n) { return &dots_of<decltype(n)::value>; },
+                                           std::make_integer_sequence<int, kDotColumns>{});
+
+inline void dots(const TileArgs& t) {
+  TileArgs part = copy_of(t);
+  for (int64_t j = 0; j < t.cols; j += kDotColumns) {
+    const int64_t cols = t.cols - j < kDotColumns ? t.cols - j : kDotColumns;
+    part.b = t.b + j * t.ldb;
+    part.c = t.c + j;
+    kDotsFns[static_cast<size_t>(cols - 1)](part);
+  }
+}
 
 // direct_strip<Shape, 1> to direct_strip<Shape, NV>, by the number of vectors less one.
 template <class Shape>

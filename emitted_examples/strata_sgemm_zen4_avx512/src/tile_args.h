@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   1a9aede1fa4d739a815ee9515739fd3460c092e0938c3631dc3e9be2b620f675  template cpu/runtime/tile_args.h
+//   44297f4e44b7302ba5b4617a57f46720174b6ab3717b8a63b1c89464f3fb1f2e  template cpu/runtime/tile_args.h
 
 // The interface between the dispatcher and the micro-kernels: the arguments of one kernel call, and the rules
 // about tiles that both sides apply (how thin tiles split their k loop, when B is held in registers, when a strip
@@ -75,6 +75,17 @@ constexpr int64_t kSplitBytes = int64_t{16} << 10;
 STRATA_CONFIG_CONSTEXPR int thin_sets(int rows, int vectors) {
   return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors);
 }
+
+// The kernels' dot products (dot_rows and dots in kernel_paths.h; the dispatcher's dots_work prices them): at most
+// kDotColumns columns of B at a time, each of their vectors shared by dot_rows_at_once() rows of A, as many as the
+// vector registers hold next to the columns' vectors and the row's, and each element of C folded from a vector by a
+// horizontal sum of dot_sum_slots() vector instructions (the shuffle-and-add steps and the store).
+constexpr int kDotColumns = 4;
+STRATA_CONFIG_CONSTEXPR int dot_rows_at_once(int cols) {
+  const int fit = (kVectorRegisters - cols - 1) / cols;
+  return fit < 1 ? 1 : fit > 4 ? 4 : fit;
+}
+constexpr int dot_sum_slots(int64_t lanes) { return lanes == 16 ? 6 : lanes == 8 ? 5 : 3; }
 
 // The most rows of C a direct call reads B for in row streams (see row_streams in the kernels and row_streams_pay in
 // the dispatcher).

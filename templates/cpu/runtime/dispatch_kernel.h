@@ -18,10 +18,12 @@ struct Kernel {
   TileFn direct;
   TileFn row_streams;
   TileFn wide_rows;
+  TileFn dots;  // C over a B stored N x K, as dot products along k
   PackFn pack_a;
   PackFn pack_b;
   PackFn pack_a_transposed;             // from an A stored K x M
   PackFn pack_b_transposed;             // from a B stored N x K
+  PackFn copy_transposed;               // a transposed operand's row-major copy
   int32_t mr, nr, ku;                   // level 0: register tile and k unroll
   int64_t m1, n1, k1;                   // level 1: the cache block a thread packs and runs
   int64_t m2, n2, k2;                   // level 2: the block of cache blocks spread over threads

@@ -16,16 +16,10 @@ constexpr int64_t matrix_bytes(int64_t rows, int64_t cols) {
 // ---- Plans -------------------------------------------------------------------------------------------------------
 
 // A call's layout: which of A and B it stores transposed (A as K x M, B as N x K), as bits. Packing absorbs a
-// transpose; a call run in place takes row-major copies of its transposed operands first (see transposes_s).
+// transpose. In place, a transposed B is read as it is stored, by dot products, or from a row-major copy, whichever
+// is priced lower (see runs_dots); a transposed A is read from a row-major copy (see transposes_s).
 constexpr int32_t kTransA = 1;
 constexpr int32_t kTransB = 2;
-
-// A call in place of at most this many rows over a transposed B (and A not transposed) runs as dot products instead:
-// each element of C is the dot product of a row of A and a row of the stored B, both contiguous, so B is read once,
-// in order, and not copied (see dot_rows). Copying B first cost a one-row call thirty times the call itself
-// (measurements: docs/perf/2026-11-27-layouts/, "dot-rows").
-constexpr int64_t kDotRows = 4;
-bool runs_dot_rows(int64_t M, int32_t layout) { return layout == kTransB && M <= kDotRows; }
 
 struct Plan {
   int32_t kernel;

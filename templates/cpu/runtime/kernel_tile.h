@@ -488,6 +488,35 @@ void pack_transposing(const float* a, int64_t lda, int64_t rows, int64_t depth, 
   }
 }
 
+// `rows` x `cols` of src (ld apart) into dst transposed, cols x rows (rows apart): the row-major copy of a transposed
+// operand that a call in place reads. kLanes x kLanes blocks are transposed in registers, a block at the matrix's
+// edge loaded under a mask (its missing rows zero) and stored under one; element by element, the copy ran far below
+// the bandwidth it was priced at (measurements: docs/perf/2026-11-27-layouts/, "copy-or-pack").
+inline void copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
+  for (int64_t r0 = 0; r0 < rows; r0 += kLanes) {
+    const int h = rows - r0 < kLanes ? static_cast<int>(rows - r0) : kLanes;
+    for (int64_t c0 = 0; c0 < cols; c0 += kLanes) {
+      const int w = cols - c0 < kLanes ? static_cast<int>(cols - c0) : kLanes;
+      const float* const block = src + r0 * ld + c0;
+      Vec v[kLanes];
+      if (w == kLanes) {
+        for (int r = 0; r < kLanes; ++r) v[r] = r < h ? vload(block + r * ld) : vzero();
+      } else {
+        const Mask m = lane_mask(w);
+        for (int r = 0; r < kLanes; ++r) v[r] = r < h ? vload_masked(block + r * ld, m) : vzero();
+      }
+      transpose(v);
+      float* const to = dst + c0 * rows + r0;
+      if (h == kLanes) {
+        for (int j = 0; j < w; ++j) vstore(to + j * rows, v[j]);
+      } else {
+        const Mask m = lane_mask(h);
+        for (int j = 0; j < w; ++j) vstore_masked(to + j * rows, m, v[j]);
+      }
+    }
+  }
+}
+
 template <class Shape>
 void pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
   pack_transposing<Shape::kTileRows>(a, lda, rows, depth, out);

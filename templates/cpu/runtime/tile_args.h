@@ -67,6 +67,17 @@ STRATA_CONFIG_CONSTEXPR int thin_sets(int rows, int vectors) {
   return rows * vectors * 2 > kChains ? 1 : kChains / (rows * vectors);
 }
 
+// The kernels' dot products (dot_rows and dots in kernel_paths.h; the dispatcher's dots_work prices them): at most
+// kDotColumns columns of B at a time, each of their vectors shared by dot_rows_at_once() rows of A, as many as the
+// vector registers hold next to the columns' vectors and the row's, and each element of C folded from a vector by a
+// horizontal sum of dot_sum_slots() vector instructions (the shuffle-and-add steps and the store).
+constexpr int kDotColumns = 4;
+STRATA_CONFIG_CONSTEXPR int dot_rows_at_once(int cols) {
+  const int fit = (kVectorRegisters - cols - 1) / cols;
+  return fit < 1 ? 1 : fit > 4 ? 4 : fit;
+}
+constexpr int dot_sum_slots(int64_t lanes) { return lanes == 16 ? 6 : lanes == 8 ? 5 : 3; }
+
 // The most rows of C a direct call reads B for in row streams (see row_streams in the kernels and row_streams_pay in
 // the dispatcher).
 constexpr int kStreamRowsMax = 5;

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   a944de70e4411eef38da471d0567add8721b27e0af1dbdf9239061c8af99746e  template cpu/ukernel.cpp.tpl
+//   b9fc500b502e805ff43fdc51edd1788306cb1f012deecb323f586e6bd986fef1  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 1 x 224 x 1 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 58.16 GFLOP/s (1.97e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -35,6 +35,7 @@ void ukernel_avx512_1x224_k1_streamed(const TileArgs& args) { one_tile<Shape, Op
 void ukernel_avx512_1x224_k1_direct(const TileArgs& args) { direct<Shape>(args); }
 void ukernel_avx512_1x224_k1_row_streams(const TileArgs& args) { row_streams_of(args); }
 void ukernel_avx512_1x224_k1_wide_rows(const TileArgs& args) { wide_rows(args); }
+void ukernel_avx512_1x224_k1_dots(const TileArgs& args) { dots(args); }
 void ukernel_avx512_1x224_k1_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
   pack_a<Shape>(a, lda, rows, depth, out);
 }
@@ -46,6 +47,9 @@ void ukernel_avx512_1x224_k1_pack_a_transposed(const float* a, int64_t lda, int6
 }
 void ukernel_avx512_1x224_k1_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
   pack_b_transposed<Shape>(b, ldb, cols, depth, out);
+}
+void ukernel_avx512_1x224_k1_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
+  copy_transposed(src, ld, rows, cols, dst);
 }
 
 }  // namespace strata_sgemm_zen4_avx512_internal
