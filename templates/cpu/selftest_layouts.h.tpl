@@ -9,7 +9,8 @@ namespace {
 // ---- (f) layouts --------------------------------------------------------------------------------------------------
 
 // Every layout through every entry that takes one, on shapes around kernel 0's register tile and blocks (packing
-// absorbs the transposes) and on small ones (run in place on row-major copies), on one and two threads.
+// absorbs the transposes), on small ones (run in place on row-major copies or as dot products) and on deep ones, on
+// one and two threads.
 void CheckLayouts(Tally& tally) {
   Plan plan{};
   if ({{PACKAGE}}_kernel_plan(0, 1024, 1024, 1024, &plan) != kOk) {
@@ -25,6 +26,9 @@ void CheckLayouts(Tally& tally) {
     shapes.push_back(Shape{33, 65, v});
   }
   shapes.push_back(Shape{plan.mc + 3, plan.nc + 5, plan.kc + 7});  // several blocks along every axis
+  // Deep calls whose A outgrows the direct cache: a transposed B is read by dot products over k slices.
+  shapes.push_back(Shape{9, 21, 20000});
+  shapes.push_back(Shape{40, 9, 5000});
   uint64_t seed = 4242;
   for (const Shape& s : shapes) {
     if (Work(s) > (g_quick ? kQuickMaxWork / 8 : kMaxWork)) continue;

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   12ec20242e2db7719eff3f47f96527b837890a4cb82cc339ec29f2d7d9eeddf3  template cpu/selftest_layouts.h.tpl
+//   04d89dbd2a88e4121a3bb185ebf1c8e167ebf42b0df5097eab00230da4792c53  template cpu/selftest_layouts.h.tpl
 
 // Self-test for strata_sgemm_neoverse_n1: transposed operands through _gemm and the BLAS-compatible _cblas_sgemm, in both orders,
 // against the reference over edge shapes, and their bad arguments. A part of test/selftest.cpp, which includes it after
@@ -17,7 +17,8 @@ namespace {
 // ---- (f) layouts --------------------------------------------------------------------------------------------------
 
 // Every layout through every entry that takes one, on shapes around kernel 0's register tile and blocks (packing
-// absorbs the transposes) and on small ones (run in place on row-major copies), on one and two threads.
+// absorbs the transposes), on small ones (run in place on row-major copies or as dot products) and on deep ones, on
+// one and two threads.
 void CheckLayouts(Tally& tally) {
   Plan plan{};
   if (strata_sgemm_neoverse_n1_kernel_plan(0, 1024, 1024, 1024, &plan) != kOk) {
@@ -33,6 +34,9 @@ void CheckLayouts(Tally& tally) {
     shapes.push_back(Shape{33, 65, v});
   }
   shapes.push_back(Shape{plan.mc + 3, plan.nc + 5, plan.kc + 7});  // several blocks along every axis
+  // Deep calls whose A outgrows the direct cache: a transposed B is read by dot products over k slices.
+  shapes.push_back(Shape{9, 21, 20000});
+  shapes.push_back(Shape{40, 9, 5000});
   uint64_t seed = 4242;
   for (const Shape& s : shapes) {
     if (Work(s) > (g_quick ? kQuickMaxWork / 8 : kMaxWork)) continue;

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   2f19782b12ffc4479ecd08366abca051ead8baba9131a9035cc579931a1962db  template cpu/runtime/dispatch_direct.h
+//   26095ba7dadb1bcd75203fcc7a92d15b2ed2d9fe633b4dac6e724823c5f62487  template cpu/runtime/dispatch_direct.h
 
 // Part of the dispatcher (see dispatch_rules.h): a call's operands, its workspace, and the paths that run A and B
 // in place (direct tiles, row streams, wide rows, split K).
@@ -350,6 +350,7 @@ struct DotRowsJob {
   const Gemm* g;
   const Kernel* kernel;
   int64_t chunk;  // columns of C per task
+  int64_t depth;  // the k slices (see dots_depth)
 };
 
 // Columns [index * chunk, ...) of C, each a row of the stored B against every row of A, in the kernel's dot products
@@ -359,16 +360,20 @@ void dot_rows_task(void* context, int64_t index) {
   const DotRowsJob& job = *static_cast<const DotRowsJob*>(context);
   const Gemm& g = *job.g;
   const int64_t end = std::min(g.N, (index + 1) * job.chunk);
-  for (int64_t j = index * job.chunk; j < end; j += kDotsColumns) {
-    const int64_t cols = std::min(end - j, kDotsColumns);
-    job.kernel->dots(TileArgs{g.K, g.A, g.lda, g.B + j * g.ldb, g.ldb, g.C + j, g.ldc, g.alpha, g.beta, g.M,
-                              static_cast<int32_t>(cols)});
+  for (int64_t p = 0; p < g.K; p += job.depth) {
+    const int64_t depth = std::min(g.K - p, job.depth);
+    const float beta = p == 0 ? g.beta : 1.0f;  // each slice after the first adds onto C
+    for (int64_t j = index * job.chunk; j < end; j += kDotsColumns) {
+      const int64_t cols = std::min(end - j, kDotsColumns);
+      job.kernel->dots(TileArgs{depth, g.A + p, g.lda, g.B + j * g.ldb + p, g.ldb, g.C + j, g.ldc, g.alpha, beta, g.M,
+                                static_cast<int32_t>(cols)});
+    }
   }
 }
 
 // A call over a transposed B as dot products (see runs_dots), its columns shared among `threads`.
 void dot_rows(const Gemm& g, const Kernel& kernel, int32_t threads) {
-  DotRowsJob job{&g, &kernel, strata_model::ceil_div(g.N, threads)};
+  DotRowsJob job{&g, &kernel, strata_model::ceil_div(g.N, threads), dots_depth(g.M, g.K)};
   parallel_for(strata_model::ceil_div(g.N, job.chunk), dot_rows_task, &job);
 }
 

@@ -341,6 +341,7 @@ struct DotRowsJob {
   const Gemm* g;
   const Kernel* kernel;
   int64_t chunk;  // columns of C per task
+  int64_t depth;  // the k slices (see dots_depth)
 };
 
 // Columns [index * chunk, ...) of C, each a row of the stored B against every row of A, in the kernel's dot products
@@ -350,16 +351,20 @@ void dot_rows_task(void* context, int64_t index) {
   const DotRowsJob& job = *static_cast<const DotRowsJob*>(context);
   const Gemm& g = *job.g;
   const int64_t end = std::min(g.N, (index + 1) * job.chunk);
-  for (int64_t j = index * job.chunk; j < end; j += kDotsColumns) {
-    const int64_t cols = std::min(end - j, kDotsColumns);
-    job.kernel->dots(TileArgs{g.K, g.A, g.lda, g.B + j * g.ldb, g.ldb, g.C + j, g.ldc, g.alpha, g.beta, g.M,
-                              static_cast<int32_t>(cols)});
+  for (int64_t p = 0; p < g.K; p += job.depth) {
+    const int64_t depth = std::min(g.K - p, job.depth);
+    const float beta = p == 0 ? g.beta : 1.0f;  // each slice after the first adds onto C
+    for (int64_t j = index * job.chunk; j < end; j += kDotsColumns) {
+      const int64_t cols = std::min(end - j, kDotsColumns);
+      job.kernel->dots(TileArgs{depth, g.A + p, g.lda, g.B + j * g.ldb + p, g.ldb, g.C + j, g.ldc, g.alpha, beta, g.M,
+                                static_cast<int32_t>(cols)});
+    }
   }
 }
 
 // A call over a transposed B as dot products (see runs_dots), its columns shared among `threads`.
 void dot_rows(const Gemm& g, const Kernel& kernel, int32_t threads) {
-  DotRowsJob job{&g, &kernel, strata_model::ceil_div(g.N, threads)};
+  DotRowsJob job{&g, &kernel, strata_model::ceil_div(g.N, threads), dots_depth(g.M, g.K)};
   parallel_for(strata_model::ceil_div(g.N, job.chunk), dot_rows_task, &job);
 }
 

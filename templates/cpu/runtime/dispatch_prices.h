@@ -405,22 +405,34 @@ double packed_b_block_s(const Kernel& k, int64_t M, int64_t N, int64_t K) {
   return std::min(k.level1.pack_b_s, copy_s + std::max(0.0, trip_s - tiles_s));
 }
 
+// The depth of the k slices the dot products run over (see dots_work): all of K where A's rows fit the direct cache,
+// else as deep as fits, in whole vectors; 0 where not even a vector's depth of M rows fits.
+int64_t dots_depth(int64_t M, int64_t K) {
+  const int64_t fits = M > 0 ? kDirectBytes / matrix_bytes(M, 1) : K;
+  return fits >= K ? K : fits / kVectorFloats * kVectorFloats;
+}
+
+// Whether a call over a B stored transposed can run as dot products: a slice of at least a vector of k fits.
+bool dots_fit(int64_t M, int64_t K, int32_t layout) { return (layout & kTransB) != 0 && dots_depth(M, K) > 0; }
+
 // A call in place over a B stored transposed, as dot products (see dots in the kernels): each element of C is the dot
 // product of a row of A and a row of the stored B, both contiguous, so B is read once, in order, and not copied.
 // Per group of kDotColumns columns and dot_rows_at_once() rows (the rows left over one at a time), each vector of k
 // takes the group's FMAs, its loads of A and B or one FMA latency, whichever is longest, and each element of C a
-// horizontal sum. The threads share C's column groups; A is read again for each group, from the direct cache (see
-// dots_fit).
+// horizontal sum. A is read again for each group, so the dot products run over k slices of A that stay in the direct
+// cache (see dots_depth), each slice's sums added onto C. The threads share C's column groups.
 DirectWork dots_work(int32_t id, int64_t M, int64_t N, int64_t K) {
   using strata_model::ceil_div;
   const DirectConstants& rates = kDirect.of[id];
-  const double vectors = static_cast<double>(ceil_div(K, kVectorFloats));
+  const int64_t depth = dots_depth(M, K), slices = ceil_div(K, depth);
+  const double vectors =
+      static_cast<double>((K / depth) * ceil_div(depth, kVectorFloats) + ceil_div(K % depth, kVectorFloats));
   const double vector_fma_s = static_cast<double>(kVectorFloats) * rates.fma_s;
   const auto group_s = [&](int64_t rows, int64_t cols) {
     const double step_s = std::max({static_cast<double>(rows * cols) * vector_fma_s,
                                     static_cast<double>(rows + cols) * rates.load_s, kMachine.fma_latency_s});
     const double sums_s = static_cast<double>(dot_sum_slots(kVectorFloats)) * vector_fma_s + kDirectCElementSeconds;
-    return vectors * step_s + static_cast<double>(rows * cols) * sums_s;
+    return vectors * step_s + static_cast<double>(slices * rows * cols) * sums_s;
   };
   const auto columns_s = [&](int64_t cols) {
     const int64_t rows = dot_rows_at_once(static_cast<int>(cols));
@@ -429,11 +441,6 @@ DirectWork dots_work(int32_t id, int64_t M, int64_t N, int64_t K) {
   const int64_t groups = N / kDotColumns, edge = N % kDotColumns;
   const double compute_s = static_cast<double>(groups) * columns_s(kDotColumns) + (edge > 0 ? columns_s(edge) : 0.0);
   return direct_work_of(compute_s, kMachine.launch_s, groups + (edge > 0 ? 1 : 0), call_bytes(M, N, K));
-}
-
-// Whether A's rows stay in the direct cache while the dot products read them once per group of columns.
-bool dots_fit(int64_t M, int64_t K, int32_t layout) {
-  return (layout & kTransB) != 0 && matrix_bytes(M, K) <= kDirectBytes;
 }
 
 // What a call in place pays for its transposed operands: a row-major copy of each (see kTransA), read from where the
@@ -483,8 +490,9 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, c
                   bool skip_twins, Plan* best, Plan::Alone* alone) {
   // A call with a transposed operand that runs in place pays for copies of it or runs as dot products (see
   // runs_dots), so packing it instead, which absorbs the transpose, is offered too, and the cheaper wins. Transposed
-  // operands larger than the direct cache are not copied: the copy's price fell short of its time twentyfold when it
-  // ran element by element (measurements: docs/perf/2026-11-27-layouts/, "copy-or-pack").
+  // operands larger than the direct cache are not copied (see copies_in_place): packing reads them once, where the
+  // copy reads them, writes them beyond the direct cache and the call reads them again (measurements:
+  // docs/perf/2026-11-27-layouts/, "copy-or-pack").
   const bool packed = layout == 0 ? !use_direct(M, N, K, kKernels[id])
                                   : !copies_in_place(kKernels[id], M, N, K, layout) && !dots_fit(M, K, layout);
   if (!packed && layout != 0) offer_path(id, M, N, K, layout, counts, true, best, alone);

@@ -74,10 +74,12 @@ inline bool dot_pays(int64_t rows, int64_t k, int64_t edge, bool gather, int64_t
 }
 
 // kRows rows of C (from a and c) times kCols columns of B, each held contiguous along k at bt + j * bt_stride: one
-// accumulator per element, which vsum() folds at the end.
-template <int kRows, int kCols>
+// accumulator per element, which vsum() folds at the end. kAhead: the next kCols columns, at `ahead` with the same
+// stride, are asked into L2 alongside, a vector of k each per step, so that a call over a transposed B finds each
+// group's rows there (see dots).
+template <int kRows, int kCols, bool kAhead = false>
 __attribute__((always_inline)) inline void dot_block(const TileArgs& t, const float* a, const float* bt,
-                                                     int64_t bt_stride, float* c) {
+                                                     int64_t bt_stride, float* c, const float* ahead = nullptr) {
   Vec acc[size_t{kRows}][size_t{kCols}];
   unrolled<kRows>([&](int r) { unrolled<kCols>([&](int j) { acc[r][j] = vzero(); }); });
   // One vector of k: all of B's columns, then each row of A against them. `load` reads a vector, or for the last,
@@ -85,6 +87,10 @@ __attribute__((always_inline)) inline void dot_block(const TileArgs& t, const fl
   const auto step = [&](int64_t p, auto load) __attribute__((always_inline)) {
     Vec b[size_t{kCols}];
     unrolled<kCols>([&](int j) { b[j] = load(bt + j * bt_stride + p); });
+    if constexpr (kAhead) {
+      if (kLanes >= kLineFloats || p % kLineFloats == 0)  // once per line
+        unrolled<kCols>([&](int j) { __builtin_prefetch(ahead + j * bt_stride + p, 0, 2); });
+    }
     unrolled<kRows>([&](int r) {
       const Vec x = load(a + r * t.lda + p);
       unrolled<kCols>([&](int j) { acc[r][j] = vfma(x, b[j], acc[r][j]); });
@@ -106,14 +112,27 @@ __attribute__((always_inline)) inline void dot_block(const TileArgs& t, const fl
   });
 }
 
-// Every row of the strip t (t.k at most kDotDepth) against kCols columns held at bt, kRowsAtOnce rows sharing each
-// vector of B: as many as the vector registers hold next to the B vectors and the row of A.
+// Every row of the strip t against kCols columns held at bt, kRowsAtOnce rows sharing each vector of B: as many as
+// the vector registers hold next to the B vectors and the row of A. ahead: the next kDotColumns columns (a whole
+// group, or null), which the first rows' block asks for (see dot_block).
 template <int kCols>
-inline void dot_rows(const TileArgs& t, const float* bt, int64_t bt_stride) {
+inline void dot_rows(const TileArgs& t, const float* bt, int64_t bt_stride, const float* ahead = nullptr) {
   constexpr int kRowsAtOnce = dot_rows_at_once(kCols);
   const float* a = t.a;
   float* c = t.c;
   int64_t i = 0;
+  if constexpr (kCols == kDotColumns) {
+    if (ahead != nullptr) {
+      const int64_t rows = t.rows >= kRowsAtOnce ? kRowsAtOnce : 1;
+      if (rows == kRowsAtOnce)
+        dot_block<kRowsAtOnce, kCols, true>(t, a, bt, bt_stride, c, ahead);
+      else
+        dot_block<1, kCols, true>(t, a, bt, bt_stride, c, ahead);
+      i = rows;
+      a += rows * t.lda;
+      c += rows * t.ldc;
+    }
+  }
   for (; i + kRowsAtOnce <= t.rows; i += kRowsAtOnce, a += kRowsAtOnce * t.lda, c += kRowsAtOnce * t.ldc)
     dot_block<kRowsAtOnce, kCols>(t, a, bt, bt_stride, c);
   for (; i < t.rows; ++i, a += t.lda, c += t.ldc) dot_block<1, kCols>(t, a, bt, bt_stride, c);
@@ -153,11 +172,19 @@ constexpr auto kDotsFns = table_by_columns([](auto n) { return &dots_of<decltype
 
 inline void dots(const TileArgs& t) {
   TileArgs part = copy_of(t);
-  for (int64_t j = 0; j < t.cols; j += kDotColumns) {
-    const int64_t cols = t.cols - j < kDotColumns ? t.cols - j : kDotColumns;
+  int64_t j = 0;
+  for (; j + kDotColumns <= t.cols; j += kDotColumns) {
     part.b = t.b + j * t.ldb;
     part.c = t.c + j;
-    kDotsFns[static_cast<size_t>(cols - 1)](part);
+    // Each group asks for the next whole one's rows of B: rows of k a stride apart, four short streams at a time,
+    // whose starts the hardware prefetchers miss.
+    dot_rows<kDotColumns>(part, part.b, t.ldb,
+                          j + 2 * kDotColumns <= t.cols ? part.b + kDotColumns * t.ldb : nullptr);
+  }
+  if (j < t.cols) {
+    part.b = t.b + j * t.ldb;
+    part.c = t.c + j;
+    kDotsFns[static_cast<size_t>(t.cols - j - 1)](part);
   }
 }
 
