@@ -1,7 +1,8 @@
 // A generated CUDA package as a team vendors it: built shared into a parent project with no build type, and static on
-// its own in Debug, installed, and linked from C through its CMake config and its pkg-config file. There is no GPU
-// here, so the programs are linked, not run. The build is the smallest the generator makes (one a100 sgemm kernel,
-// sm_80 only) to keep the test short.
+// its own in Debug at -O0 with strict warnings as errors, installed, and linked from C through its CMake config and
+// its pkg-config file, and beside a second package in one program. There is no GPU here, so the programs are linked,
+// not run. The builds are the smallest the generator makes (one or two a100 sgemm kernels, sm_80 only) to keep the
+// test short.
 //
 // It needs nvcc. Without it the test fails and says so, like the other CUDA builds; exclude it with '~[nvcc]'.
 #include <catch2/catch.hpp>
@@ -21,6 +22,23 @@ namespace {
 
 constexpr char kName[] = "cuda_vend";
 
+// The host compiler's strict warnings, as errors, for the C++ sources and, through nvcc, for the host side of the .cu
+// files; nvcc's own warnings as errors too.
+constexpr char kStrictCxxFlags[] = "-Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wshadow -Werror";
+constexpr char kStrictCudaFlags[] =
+    "-Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Wconversion,-Wsign-conversion,-Wshadow,-Werror";
+
+std::string generate_cuda(const ScratchDir& dir, const std::string& name, int kernels) {
+  const std::string pkg = dir.path() + "/" + name;
+  const RunResult generated =
+      run_strata("generate --arch archs/a100.yaml --op ops/sgemm.yaml --no-profile " + std::string("--max-kernels ") +
+                     std::to_string(kernels) + " --name " + name + " -o " + pkg,
+                 source_path(""));
+  INFO(generated.err);
+  REQUIRE(generated.exit_code == 0);
+  return pkg;
+}
+
 // The defined global and weak symbols of an object file or archive that keep default visibility, from readelf's
 // symbol table (Num: Value Size Type Bind Vis Ndx Name).
 std::set<std::string> default_visibility_symbols(const std::string& library, const ScratchDir& dir) {
@@ -39,7 +57,7 @@ std::set<std::string> default_visibility_symbols(const std::string& library, con
 
 }  // namespace
 
-TEST_CASE("a vendored CUDA package builds optimised, exports its API alone and links from C",
+TEST_CASE("a vendored CUDA package builds optimised and warning-free, exports its API alone, links beside another",
           "[cuda][nvcc][vendoring]") {
   for (const char* tool : {"nvcc", "cmake", "cc", "nm", "readelf", "pkg-config"}) {
     INFO(tool << " is not on PATH; exclude these tests with '~[nvcc]' where there is no CUDA toolkit");
@@ -47,13 +65,7 @@ TEST_CASE("a vendored CUDA package builds optimised, exports its API alone and l
   }
   ScratchDir dir;
   const std::string log = dir.path() + "/log";
-  const std::string pkg = dir.path() + "/" + kName;
-  const RunResult generated =
-      run_strata(std::string("generate --arch archs/a100.yaml --op ops/sgemm.yaml --no-profile ") +
-                     "--max-kernels 1 --name " + kName + " -o " + pkg,
-                 source_path(""));
-  INFO(generated.err);
-  REQUIRE(generated.exit_code == 0);
+  const std::string pkg = generate_cuda(dir, kName, 1);
   const std::string header = pkg + "/include/" + kName + ".h";
   CHECK_THAT(read_file(header), Catch::Contains("#define CUDA_VEND_VERSION_STRING \"0."));
   const auto api = api_functions(header, kName);
@@ -99,16 +111,30 @@ TEST_CASE("a vendored CUDA package builds optimised, exports its API alone and l
     CHECK(fs::exists(shared_prefix + "/share/doc/cuda_vend/" + doc));
   }
 
-  // Static, on its own, in Debug: every symbol but the API is hidden there too.
+  // Static, on its own, in Debug at -O0 (inline functions stay out of line), strict warnings as errors on everything
+  // it builds (library, selftest, bench): every symbol but the API is hidden there too. A second package, another
+  // kernel set and so another version, static beside it.
   const std::string static_prefix = dir.path() + "/static";
   run_logged("cmake -S " + pkg + " -B " + dir.path() + "/static-build -DCMAKE_BUILD_TYPE=Debug " +
-                 "-DCMAKE_CUDA_ARCHITECTURES=80 -DCUDA_VEND_BUILD_TESTS=OFF -DCUDA_VEND_BUILD_BENCH=OFF " +
-                 "-DCMAKE_INSTALL_PREFIX=" + static_prefix,
+                 "-DCMAKE_CUDA_ARCHITECTURES=80 -DCUDA_VEND_OPTIMIZE=OFF '-DCMAKE_CXX_FLAGS=" + kStrictCxxFlags +
+                 "' '-DCMAKE_CUDA_FLAGS=" + kStrictCudaFlags + "' -DCMAKE_INSTALL_PREFIX=" + static_prefix,
              log);
   run_logged(
       "cmake --build " + dir.path() + "/static-build --parallel 2 && cmake --install " + dir.path() + "/static-build",
       log);
   CHECK(default_visibility_symbols(static_prefix + "/lib/libcuda_vend.a", dir) == api);
+  const std::string pkg_b = generate_cuda(dir, "cuda_vend_b", 2);
+  run_logged("cmake -S " + pkg_b + " -B " + dir.path() + "/b-build -DCMAKE_BUILD_TYPE=Debug " +
+                 "-DCMAKE_CUDA_ARCHITECTURES=80 -DCUDA_VEND_B_OPTIMIZE=OFF -DCUDA_VEND_B_BUILD_TESTS=OFF " +
+                 "-DCUDA_VEND_B_BUILD_BENCH=OFF -DCMAKE_INSTALL_PREFIX=" + static_prefix,
+             log);
+  run_logged("cmake --build " + dir.path() + "/b-build --parallel 2 && cmake --install " + dir.path() + "/b-build",
+             log);
+  const ForeignSymbols foreign =
+      foreign_symbols(static_prefix + "/lib/libcuda_vend.a", kName, static_prefix + "/lib/libcuda_vend_b.a", dir);
+  CHECK(foreign.weak > 0);
+  for (const std::string& symbol : foreign.unprefixed) FAIL_CHECK("outside the package's names: " << symbol);
+  for (const std::string& symbol : foreign.shared_weak) FAIL_CHECK("weak in both packages: " << symbol);
 
   // A C project links each installed library with a C compiler, through the CMake config and through pkg-config:
   // the static one needs the C++ runtime and the CUDA runtime from its link interface, the shared one the CUDA
@@ -121,6 +147,23 @@ TEST_CASE("a vendored CUDA package builds optimised, exports its API alone and l
       "}\n";
   fs::create_directories(dir.path() + "/c");
   dir.write("c/main.c", c_main);
+  // Both static packages in one program, from C, at -O0.
+  dir.write("c/both.c",
+            "#include <string.h>\n#include \"cuda_vend.h\"\n#include \"cuda_vend_b.h\"\nint main(void) {\n"
+            "  cuda_vend_plan_t plan;\n  cuda_vend_b_plan_t plan_b;\n"
+            "  if (cuda_vend_plan(64, 64, 64, &plan) != CUDA_VEND_OK) return 1;\n"
+            "  if (cuda_vend_b_plan(64, 64, 64, &plan_b) != CUDA_VEND_B_OK) return 2;\n"
+            "  return strcmp(cuda_vend_version(), cuda_vend_b_version()) != 0 ? 0 : 3;\n}\n");
+  fs::create_directories(dir.path() + "/c-both");
+  dir.write("c-both/CMakeLists.txt",
+            "cmake_minimum_required(VERSION 3.18)\nproject(c LANGUAGES C)\nfind_package(cuda_vend REQUIRED)\n"
+            "find_package(cuda_vend_b REQUIRED)\nadd_executable(both " +
+                dir.path() +
+                "/c/both.c)\n"
+                "target_link_libraries(both PRIVATE cuda_vend::cuda_vend cuda_vend_b::cuda_vend_b)\n");
+  run_logged("cmake -S " + dir.path() + "/c-both -B " + dir.path() + "/c-both/build -DCMAKE_C_FLAGS=-O0 " +
+                 "-DCMAKE_PREFIX_PATH=" + static_prefix + " && cmake --build " + dir.path() + "/c-both/build",
+             log);
   dir.write("c/CMakeLists.txt",
             "cmake_minimum_required(VERSION 3.18)\nproject(c LANGUAGES C)\nfind_package(cuda_vend REQUIRED)\n"
             "add_executable(app main.c)\ntarget_link_libraries(app PRIVATE cuda_vend::cuda_vend)\n");

@@ -40,6 +40,24 @@ std::set<std::string> nm_symbols(const std::string& command, const std::string& 
   return symbols;
 }
 
+ForeignSymbols foreign_symbols(const std::string& library, const std::string& name, const std::string& other,
+                               const ScratchDir& dir) {
+  // The C++ standard library's templates and type information, the CUDA runtime's inline types (dim3), the
+  // compiler's helpers.
+  const std::regex standard(
+      "_Z(N|NK)?(St|S[absiod]|9__gnu_cxx|4dim3).*|DW\\.ref\\.(__gxx_personality_v0|_ZTISt.*)|__clang_call_terminate");
+  const auto global = nm_symbols("nm --defined-only " + library, "TDBRWVu", dir);
+  const auto weak = nm_symbols("nm --defined-only " + library, "WVu", dir);
+  const auto weak_other = nm_symbols("nm --defined-only " + other, "WVu", dir);
+  ForeignSymbols out;
+  out.weak = weak.size();
+  for (const std::string& symbol : global)
+    if (symbol.find(name) == std::string::npos && !std::regex_match(symbol, standard)) out.unprefixed.insert(symbol);
+  for (const std::string& symbol : weak)
+    if (weak_other.count(symbol) && !std::regex_match(symbol, standard)) out.shared_weak.insert(symbol);
+  return out;
+}
+
 std::map<std::string, std::string> last_optimisation_flags(const std::string& compile_commands) {
   std::map<std::string, std::string> out;
   const std::regex command("\"command\": \"([^\"]*)\"");

@@ -19,6 +19,18 @@ std::set<std::string> api_functions(const std::string& header, const std::string
 // The third column of `nm` lines whose type is one of `types`, from the output of `command`.
 std::set<std::string> nm_symbols(const std::string& command, const std::string& types, const ScratchDir& dir);
 
+// What two static libraries of two packages would share in one program: the global symbols `library` defines that
+// carry neither its package's `name` nor belong to the C++ standard library, the CUDA runtime's inline types or the
+// compiler's helpers (the same code wherever they come from), and the weak definitions it has in common with `other`
+// but those. Both empty: no Strata namespace or symbol is shared between the packages, even at -O0. `weak` gets the
+// count of `library`'s weak definitions, so that a test can tell an empty list from an empty archive.
+struct ForeignSymbols {
+  std::set<std::string> unprefixed, shared_weak;
+  size_t weak = 0;
+};
+ForeignSymbols foreign_symbols(const std::string& library, const std::string& name, const std::string& other,
+                               const ScratchDir& dir);
+
 // The optimisation flag that decides each source's compile line (the last -O, or "(none)"), by the file name of the
 // source (the word after -c), from compile_commands.json.
 std::map<std::string, std::string> last_optimisation_flags(const std::string& compile_commands);
