@@ -278,6 +278,8 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
   files["CMakeLists.txt"] = header(CommentStyle::hash, {"cpu/CMakeLists.txt.tpl"}) + cmake;
   const std::string selftest = renderer.render("cpu/selftest.cpp.tpl", dict);
   files["test/selftest.cpp"] = header(CommentStyle::cpp, {"cpu/selftest.cpp.tpl"}) + selftest;
+  const std::string selftest_support = renderer.render("cpu/selftest_support.h.tpl", dict);
+  files["test/selftest_support.h"] = header(CommentStyle::cpp, {"cpu/selftest_support.h.tpl"}) + selftest_support;
   const std::string selftest_arguments = renderer.render("cpu/selftest_arguments.h.tpl", dict);
   files["test/selftest_arguments.h"] =
       header(CommentStyle::cpp, {"cpu/selftest_arguments.h.tpl"}) + selftest_arguments;
