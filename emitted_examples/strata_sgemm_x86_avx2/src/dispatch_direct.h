@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   26095ba7dadb1bcd75203fcc7a92d15b2ed2d9fe633b4dac6e724823c5f62487  template cpu/runtime/dispatch_direct.h
+//   81d7c918a45cdc757c27689d553856e303b7ff0b3caf3f0e675f083ac9c473f1  template cpu/runtime/dispatch_direct.h
 
 // Part of the dispatcher (see dispatch_rules.h): a call's operands, its workspace, and the paths that run A and B
 // in place (direct tiles, row streams, wide rows, split K).
@@ -365,8 +365,10 @@ void dot_rows_task(void* context, int64_t index) {
     const float beta = p == 0 ? g.beta : 1.0f;  // each slice after the first adds onto C
     for (int64_t j = index * job.chunk; j < end; j += kDotsColumns) {
       const int64_t cols = std::min(end - j, kDotsColumns);
-      job.kernel->dots(TileArgs{depth, g.A + p, g.lda, g.B + j * g.ldb + p, g.ldb, g.C + j, g.ldc, g.alpha, beta, g.M,
-                                static_cast<int32_t>(cols)});
+      TileArgs args{depth,   g.A + p, g.lda, g.B + j * g.ldb + p,       g.ldb, g.C + j, g.ldc,
+                    g.alpha, beta,    g.M,   static_cast<int32_t>(cols)};
+      args.fetch_b_ahead = matrix_bytes(g.N, g.K) > kOuterBytes;
+      job.kernel->dots(args);
     }
   }
 }

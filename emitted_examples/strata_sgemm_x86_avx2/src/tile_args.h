@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   44297f4e44b7302ba5b4617a57f46720174b6ab3717b8a63b1c89464f3fb1f2e  template cpu/runtime/tile_args.h
+//   65e49c706c74cc7df50b855fffa986ef74900a16183ec8f0c8e8057027ea7c37  template cpu/runtime/tile_args.h
 
 // The interface between the dispatcher and the micro-kernels: the arguments of one kernel call, and the rules
 // about tiles that both sides apply (how thin tiles split their k loop, when B is held in registers, when a strip
@@ -61,6 +61,7 @@ struct TileArgs {
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
   // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k
   // slices (the dispatcher's direct_b_ahead).
+  // Dots: B is larger than the outer cache, so each group of columns asks for the next group's rows.
   bool fetch_b_ahead = false;
 };
 

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   26095ba7dadb1bcd75203fcc7a92d15b2ed2d9fe633b4dac6e724823c5f62487  template cpu/runtime/dispatch_direct.h
+//   81d7c918a45cdc757c27689d553856e303b7ff0b3caf3f0e675f083ac9c473f1  template cpu/runtime/dispatch_direct.h
 
 // Part of the dispatcher (see dispatch_rules.h): a call's operands, its workspace, and the paths that run A and B
 // in place (direct tiles, row streams, wide rows, split K).
@@ -365,8 +365,10 @@ void dot_rows_task(void* context, int64_t index) {
     const float beta = p == 0 ? g.beta : 1.0f;  // each slice after the first adds onto C
     for (int64_t j = index * job.chunk; j < end; j += kDotsColumns) {
       const int64_t cols = std::min(end - j, kDotsColumns);
-      job.kernel->dots(TileArgs{depth, g.A + p, g.lda, g.B + j * g.ldb + p, g.ldb, g.C + j, g.ldc, g.alpha, beta, g.M,
-                                static_cast<int32_t>(cols)});
+      TileArgs args{depth,   g.A + p, g.lda, g.B + j * g.ldb + p,       g.ldb, g.C + j, g.ldc,
+                    g.alpha, beta,    g.M,   static_cast<int32_t>(cols)};
+      args.fetch_b_ahead = matrix_bytes(g.N, g.K) > kOuterBytes;
+      job.kernel->dots(args);
     }
   }
 }

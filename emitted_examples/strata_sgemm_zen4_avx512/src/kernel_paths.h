@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   038e59ee48fa54a3b3b661b24a98164bf9ae94634814d4b9ed929a96e266e261  template cpu/runtime/kernel_paths.h
+//   c48a6bef32dc23c2f4670da2988c0f5aff7b255355e09a2c9c4be56d4e4d5bf1  template cpu/runtime/kernel_paths.h
 
 // The CPU micro-kernels' direct calls, generic over the register tile: column strips of tiles over A and B in place,
 // and the shapes tiles serve badly (C's last few columns along k, few columns along m, half-width vectors), each
@@ -185,10 +185,11 @@ inline void dots(const TileArgs& t) {
   for (; j + kDotColumns <= t.cols; j += kDotColumns) {
     part.b = t.b + j * t.ldb;
     part.c = t.c + j;
-    // Each group asks for the next whole one's rows of B: rows of k a stride apart, four short streams at a time,
-    // whose starts the hardware prefetchers miss.
-    dot_rows<kDotColumns>(part, part.b, t.ldb,
-                          j + 2 * kDotColumns <= t.cols ? part.b + kDotColumns * t.ldb : nullptr);
+    // Where B comes from memory (fetch_b_ahead), each group asks for the next whole one's rows of B: rows of k a
+    // stride apart, four short streams at a time, whose starts the hardware prefetchers miss. From the outer cache
+    // the requests only take load slots (measurements: docs/perf/2026-11-27-layouts/, "dots").
+    const bool ahead = t.fetch_b_ahead && j + 2 * kDotColumns <= t.cols;
+    dot_rows<kDotColumns>(part, part.b, t.ldb, ahead ? part.b + kDotColumns * t.ldb : nullptr);
   }
   if (j < t.cols) {
     part.b = t.b + j * t.ldb;

@@ -356,8 +356,10 @@ void dot_rows_task(void* context, int64_t index) {
     const float beta = p == 0 ? g.beta : 1.0f;  // each slice after the first adds onto C
     for (int64_t j = index * job.chunk; j < end; j += kDotsColumns) {
       const int64_t cols = std::min(end - j, kDotsColumns);
-      job.kernel->dots(TileArgs{depth, g.A + p, g.lda, g.B + j * g.ldb + p, g.ldb, g.C + j, g.ldc, g.alpha, beta, g.M,
-                                static_cast<int32_t>(cols)});
+      TileArgs args{depth,   g.A + p, g.lda, g.B + j * g.ldb + p,       g.ldb, g.C + j, g.ldc,
+                    g.alpha, beta,    g.M,   static_cast<int32_t>(cols)};
+      args.fetch_b_ahead = matrix_bytes(g.N, g.K) > kOuterBytes;
+      job.kernel->dots(args);
     }
   }
 }

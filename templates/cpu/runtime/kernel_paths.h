@@ -176,10 +176,11 @@ inline void dots(const TileArgs& t) {
   for (; j + kDotColumns <= t.cols; j += kDotColumns) {
     part.b = t.b + j * t.ldb;
     part.c = t.c + j;
-    // Each group asks for the next whole one's rows of B: rows of k a stride apart, four short streams at a time,
-    // whose starts the hardware prefetchers miss.
-    dot_rows<kDotColumns>(part, part.b, t.ldb,
-                          j + 2 * kDotColumns <= t.cols ? part.b + kDotColumns * t.ldb : nullptr);
+    // Where B comes from memory (fetch_b_ahead), each group asks for the next whole one's rows of B: rows of k a
+    // stride apart, four short streams at a time, whose starts the hardware prefetchers miss. From the outer cache
+    // the requests only take load slots (measurements: docs/perf/2026-11-27-layouts/, "dots").
+    const bool ahead = t.fetch_b_ahead && j + 2 * kDotColumns <= t.cols;
+    dot_rows<kDotColumns>(part, part.b, t.ldb, ahead ? part.b + kDotColumns * t.ldb : nullptr);
   }
   if (j < t.cols) {
     part.b = t.b + j * t.ldb;

@@ -52,6 +52,7 @@ struct TileArgs {
   // Streamed: the tile is the first of its column strip to read this k slice of B, which comes from the outer cache,
   // so it fetches B's rows ahead of its k loop. Direct: the same for every tile of a single row of tiles over deep k
   // slices (the dispatcher's direct_b_ahead).
+  // Dots: B is larger than the outer cache, so each group of columns asks for the next group's rows.
   bool fetch_b_ahead = false;
 };
 
