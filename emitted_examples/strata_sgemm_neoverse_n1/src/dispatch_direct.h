@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   81d7c918a45cdc757c27689d553856e303b7ff0b3caf3f0e675f083ac9c473f1  template cpu/runtime/dispatch_direct.h
+//   482a708715fcb136efa8b695826ed45fa6ac40222df7270b607c5efa90d95707  template cpu/runtime/dispatch_direct.h
 
 // Part of the dispatcher (see dispatch_rules.h): a call's operands, its workspace, and the paths that run A and B
 // in place (direct tiles, row streams, wide rows, split K).
@@ -348,8 +348,9 @@ void run_split_k(const Gemm& g, const Kernel& k, int32_t threads, void* workspac
 struct DotRowsJob {
   const Gemm* g;
   const Kernel* kernel;
-  int64_t chunk;  // columns of C per task
-  int64_t depth;  // the k slices (see dots_depth)
+  int64_t chunk;       // columns of C per task
+  int64_t depth;       // the k slices (see dots_depth)
+  bool b_from_memory;  // B is larger than the outer cache (see fetch_b_ahead)
 };
 
 // Columns [index * chunk, ...) of C, each a row of the stored B against every row of A, in the kernel's dot products
@@ -366,7 +367,7 @@ void dot_rows_task(void* context, int64_t index) {
       const int64_t cols = std::min(end - j, kDotsColumns);
       TileArgs args{depth,   g.A + p, g.lda, g.B + j * g.ldb + p,       g.ldb, g.C + j, g.ldc,
                     g.alpha, beta,    g.M,   static_cast<int32_t>(cols)};
-      args.fetch_b_ahead = matrix_bytes(g.N, g.K) > kOuterBytes;
+      args.fetch_b_ahead = job.b_from_memory;
       job.kernel->dots(args);
     }
   }
@@ -374,7 +375,8 @@ void dot_rows_task(void* context, int64_t index) {
 
 // A call over a transposed B as dot products (see runs_dots), its columns shared among `threads`.
 void dot_rows(const Gemm& g, const Kernel& kernel, int32_t threads) {
-  DotRowsJob job{&g, &kernel, strata_model::ceil_div(g.N, threads), dots_depth(g.M, g.K)};
+  DotRowsJob job{&g, &kernel, strata_model::ceil_div(g.N, threads), dots_depth(g.M, g.K),
+                 matrix_bytes(g.N, g.K) > kOuterBytes};
   parallel_for(strata_model::ceil_div(g.N, job.chunk), dot_rows_task, &job);
 }
 

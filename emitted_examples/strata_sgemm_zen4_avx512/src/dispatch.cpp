@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   4e515891c1b0408953bf4aba31a235cdf0c01140c43c6b9548817d7e785e5b1a  template cpu/runtime/dispatch.cpp
+//   49cfff2bd4b497df6f99b3412289b77a6464bf5180427449d06c6ddb294edaee  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -219,15 +219,16 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
   }
   const Plan plan = ready_plan(wanted);
   if (!plan.packed && runs_dots(plan.kernel, g.M, g.N, g.K, g.layout)) {
-    if (!g.a_transposed()) {
-      dot_rows(g, kKernels[plan.kernel], plan.threads);
-      return STRATA_C(OK);
+    const Kernel& k = kKernels[plan.kernel];
+    Gemm call = g;
+    if (g.a_transposed()) {  // the dot products read A's rows: a row-major copy of A, B as stored
+      Gemm a_only = g;
+      a_only.layout = kTransA;
+      call = row_major_copies(a_only, k);
+      if (call.A == nullptr) return STRATA_C(OUT_OF_MEMORY);
+      call.layout = kTransB;
     }
-    Gemm a_copied = row_major_copies(
-        Gemm{g.M, g.N, g.K, g.alpha, g.beta, g.A, g.lda, g.B, g.ldb, g.C, g.ldc, kTransA}, kKernels[plan.kernel]);
-    if (a_copied.A == nullptr) return STRATA_C(OUT_OF_MEMORY);
-    a_copied.layout = kTransB;
-    dot_rows(a_copied, kKernels[plan.kernel], plan.threads);
+    dot_rows(call, k, plan.threads);
     return STRATA_C(OK);
   }
   // In place, a transposed operand is otherwise read from a row-major copy (see kTransA).

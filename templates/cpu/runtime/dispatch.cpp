@@ -210,15 +210,16 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
   }
   const Plan plan = ready_plan(wanted);
   if (!plan.packed && runs_dots(plan.kernel, g.M, g.N, g.K, g.layout)) {
-    if (!g.a_transposed()) {
-      dot_rows(g, kKernels[plan.kernel], plan.threads);
-      return STRATA_C(OK);
+    const Kernel& k = kKernels[plan.kernel];
+    Gemm call = g;
+    if (g.a_transposed()) {  // the dot products read A's rows: a row-major copy of A, B as stored
+      Gemm a_only = g;
+      a_only.layout = kTransA;
+      call = row_major_copies(a_only, k);
+      if (call.A == nullptr) return STRATA_C(OUT_OF_MEMORY);
+      call.layout = kTransB;
     }
-    Gemm a_copied = row_major_copies(
-        Gemm{g.M, g.N, g.K, g.alpha, g.beta, g.A, g.lda, g.B, g.ldb, g.C, g.ldc, kTransA}, kKernels[plan.kernel]);
-    if (a_copied.A == nullptr) return STRATA_C(OUT_OF_MEMORY);
-    a_copied.layout = kTransB;
-    dot_rows(a_copied, kKernels[plan.kernel], plan.threads);
+    dot_rows(call, k, plan.threads);
     return STRATA_C(OK);
   }
   // In place, a transposed operand is otherwise read from a row-major copy (see kTransA).

@@ -340,8 +340,9 @@ void run_split_k(const Gemm& g, const Kernel& k, int32_t threads, void* workspac
 struct DotRowsJob {
   const Gemm* g;
   const Kernel* kernel;
-  int64_t chunk;  // columns of C per task
-  int64_t depth;  // the k slices (see dots_depth)
+  int64_t chunk;       // columns of C per task
+  int64_t depth;       // the k slices (see dots_depth)
+  bool b_from_memory;  // B is larger than the outer cache (see fetch_b_ahead)
 };
 
 // Columns [index * chunk, ...) of C, each a row of the stored B against every row of A, in the kernel's dot products
@@ -358,7 +359,7 @@ void dot_rows_task(void* context, int64_t index) {
       const int64_t cols = std::min(end - j, kDotsColumns);
       TileArgs args{depth,   g.A + p, g.lda, g.B + j * g.ldb + p,       g.ldb, g.C + j, g.ldc,
                     g.alpha, beta,    g.M,   static_cast<int32_t>(cols)};
-      args.fetch_b_ahead = matrix_bytes(g.N, g.K) > kOuterBytes;
+      args.fetch_b_ahead = job.b_from_memory;
       job.kernel->dots(args);
     }
   }
@@ -366,7 +367,8 @@ void dot_rows_task(void* context, int64_t index) {
 
 // A call over a transposed B as dot products (see runs_dots), its columns shared among `threads`.
 void dot_rows(const Gemm& g, const Kernel& kernel, int32_t threads) {
-  DotRowsJob job{&g, &kernel, strata_model::ceil_div(g.N, threads), dots_depth(g.M, g.K)};
+  DotRowsJob job{&g, &kernel, strata_model::ceil_div(g.N, threads), dots_depth(g.M, g.K),
+                 matrix_bytes(g.N, g.K) > kOuterBytes};
   parallel_for(strata_model::ceil_div(g.N, job.chunk), dot_rows_task, &job);
 }
 
