@@ -2,7 +2,7 @@
 // parent project with no build type and the parent's strict warnings, installed, linked from C, and linked beside
 // another package into one program. The builds are few and small (two kernels, --no-profile) to keep the suite fast:
 // one package built shared (gcc, optimised) and static (clang, -O0, selftest and bench included), and a second
-// package static at -O0.
+// package static at -O0. The two static packages also run at the same time (tests/package_coexist).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -206,9 +206,15 @@ TEST_CASE("a vendored package builds optimised, exports its API alone, links fro
   run_logged("cc " + dir.path() + "/c/main.c $(PKG_CONFIG_PATH=" + static_prefix +
                  "/lib/pkgconfig pkg-config --cflags --libs vend_a vend_b) -o " + dir.path() + "/c/pc",
              log);
+  // The two packages called at the same time under their default threads keep to their share of the CPUs.
+  run_logged("c++ -std=c++17 -O1 -pthread " + source_path("tests/package_coexist/coexist.cpp") +
+                 " $(PKG_CONFIG_PATH=" + static_prefix +
+                 "/lib/pkgconfig pkg-config --cflags --libs vend_a vend_b) -o " + dir.path() + "/coexist",
+             log);
   if (run_programs) {
     run_logged(dir.path() + "/c/build/both", log);
     run_logged(dir.path() + "/c-shared/build/one", log);
     run_logged(dir.path() + "/c/pc", log);
+    run_logged(dir.path() + "/coexist", log);
   }
 }

@@ -169,6 +169,15 @@ C over a B too big to cache are split along K instead, each thread summing whole
 so that every thread streams contiguous memory.
 `{{PACKAGE}}_plan` reports the plan for a pool that is awake.
 
+The default does not oversubscribe the CPUs. Under it, a call whose parallel region lasts a millisecond or more
+(and ten times what waking the workers costs) measures the CPU time its threads ran against the region's wall time:
+that is the number of CPUs it got. Where that is under three quarters of a CPU per thread, something else runs on the
+same CPUs (another package's pool, another program), and the calls after it plan for the CPUs it got, rounded, for
+10 ms; then the limit lapses and the next such region measures again. Each time the limit is found again the
+back-off doubles, up to 0.5 s, so CPUs that stay busy cost one crowded region in a while, and CPUs that become free
+are used again within 0.5 s. `{{PACKAGE}}_plan` shows the threads a call would use now. A thread count given with
+`{{PACKAGE}}_set_num_threads` is used as given, without measuring.
+
 An application with its own thread pool (OpenMP, TBB, a task system) can have the package's parallel work run
 there instead, so the two pools do not compete for cores:
 
@@ -185,9 +194,10 @@ static void run_on_openmp(void* host_context, int64_t count, {{PACKAGE}}_task_fn
 The hook must call `task(task_context, i)` once for every `i` in `[0, count)`, in any order and on any threads,
 and return only when all of them have finished. `count` never exceeds `{{PACKAGE}}_get_num_threads()`.
 
-Several packages in one process (two Strata packages, say, or two versions of one) each have their own pool, and
-two of them called at the same time from different threads run more threads than there are CPUs. Give them one
-pool: the host's, as above, or one package's, which `{{PACKAGE}}_parallel_for` offers with the hook's signature:
+Several packages in one process (two Strata packages, say, or two versions of one) each have their own pool. Called
+at the same time from different threads under the default, they find the CPUs shared and keep to their share, as
+above; with thread counts set, they run as many threads as set. To have them take turns instead, give them one pool:
+the host's, as above, or one package's, which `{{PACKAGE}}_parallel_for` offers with the hook's signature:
 
 ```c
 other_package_set_parallel_for({{PACKAGE}}_parallel_for, NULL);  /* the same function type in every package */
@@ -204,13 +214,15 @@ private copies of C) internally. To avoid allocation on a hot path, ask for the 
 your own buffer (any alignment); `{{PACKAGE}}_with_workspace` allocates nothing:
 
 ```c
-size_t bytes = {{PACKAGE}}_workspace_size(M, N, K);   /* depends on the current thread limit; may be 0 */
+size_t bytes = {{PACKAGE}}_workspace_size(M, N, K);   /* depends on the thread count set; may be 0 */
 void* workspace = malloc(bytes > 0 ? bytes : 1);
 status = {{PACKAGE}}_with_workspace(M, N, K, 1.0f, a, K, b, N, 0.0f, c, N, workspace, bytes);
 ```
 
 A buffer smaller than `workspace_size` is refused with `{{PACKAGE_UPPER}}_WORKSPACE_TOO_SMALL`. Set the thread
-limit before asking for the size.
+count before asking for the size. The size holds for the count set (or the default) whatever share of the CPUs the
+pool finds later: where the plan for that share needs more than the buffer holds, the call runs the plan for the
+count set.
 
 Besides the workspace, a call uses up to about 20 KiB of stack on each thread that runs part of it (a few rows of
 C over a large `B` pack a slice of `A` there, 16 KiB; a few columns past the last whole vector copy their columns

@@ -119,7 +119,11 @@ typedef struct {
                                                                 int64_t ldc);
 
 /* Threads: at most this many are used per call (default: the CPUs this process may run on, from its affinity mask
- * where the system has one, capped at {{MAX_THREADS}}). */
+ * where the system has one, capped at {{MAX_THREADS}}). get_num_threads() returns what was set, or the default.
+ * Under the default the package does not oversubscribe the CPUs: its pool measures the CPU time its threads get
+ * during a call, and where others (another package, another program) run on the same CPUs it plans the next calls
+ * for the CPUs it got, for 10 ms to 0.5 s, then measures again; {{PACKAGE}}_plan() shows the threads a call would
+ * use now. A count set here is used as set. */
 {{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_set_num_threads(int32_t threads);
 {{PACKAGE_UPPER}}_API int32_t {{PACKAGE}}_get_num_threads(void);
 
@@ -133,9 +137,9 @@ typedef void (*{{PACKAGE}}_parallel_for_fn)(void* host_context, int64_t count, {
                                                              void* host_context);
 
 /* The package's own pool as a parallel_for (host_context is unused). Several packages in one process share one pool
- * when each is given the same parallel_for: this one, another Strata package's, or the host's. Left alone, each
- * package runs its own pool, and packages called at the same time from different threads then run more threads
- * than there are CPUs; calls into one package take turns on its pool. */
+ * when each is given the same parallel_for: this one, another Strata package's, or the host's; their calls then
+ * take turns on it. Left alone, each package runs its own pool, and calls into one package take turns on its pool;
+ * packages called at the same time from different threads keep to the CPUs they find free (see set_num_threads). */
 {{PACKAGE_UPPER}}_API void {{PACKAGE}}_parallel_for(void* host_context, int64_t count, {{PACKAGE}}_task_fn task,
                                                    void* task_context);
 

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   49cfff2bd4b497df6f99b3412289b77a6464bf5180427449d06c6ddb294edaee  template cpu/runtime/dispatch.cpp
+//   0a6967a630187f344eecebcec6e0c259d3ce86ccde79cd8e111bc3b09f203f57  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
 // cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
@@ -40,6 +40,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <time.h>  // clock_gettime: POSIX, not in <ctime>
 
 #if defined(__linux__)
 #include <sched.h>
@@ -203,12 +205,17 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
     return STRATA_C(OK);
   }
   // Used only before the call runs anything (see choose_plan).
-  const Plan& wanted = choose_plan(g.M, g.N, g.K, current_threads(), forced, g.layout);
-  // A caller's workspace must hold what workspace_size() promised, whichever of the two plans runs.
+  const int32_t threads = current_threads();
+  const Plan* planned = &choose_plan(g.M, g.N, g.K, threads, forced, g.layout);
+  // A caller's workspace must hold what workspace_size() promised, for the configured threads, whichever of the two
+  // plans runs. The plan for the threads the CPUs have room for runs when the workspace holds it too.
   if (caller_workspace) {
-    const size_t promised = call_workspace_bytes(wanted, g.M, g.N, g.K);
+    if (threads != configured_threads() && call_workspace_bytes(*planned, g.M, g.N, g.K) > workspace_size)
+      planned = &choose_plan(g.M, g.N, g.K, configured_threads(), forced, g.layout);
+    const size_t promised = call_workspace_bytes(*planned, g.M, g.N, g.K);
     if (promised > 0 && (workspace == nullptr || workspace_size < promised)) return STRATA_C(WORKSPACE_TOO_SMALL);
   }
+  const Plan& wanted = *planned;
   // A call that is one register tile of its plan's kernel on one thread runs it at once: the thread decision and the
   // path's set-up that follow are a large share of such a call (measurements:
   // docs/perf/2026-11-27-cpu-runtime-evidence.md, "one-tile-call").
@@ -433,7 +440,7 @@ int STRATA_X(cblas_sgemm)(int order, int trans_a, int trans_b, int M, int N, int
 
 size_t STRATA_X(workspace_size)(int64_t M, int64_t N, int64_t K) {
   if (M <= 0 || N <= 0 || K <= 0) return 0;
-  return call_workspace_bytes(choose_plan(M, N, K, current_threads(), -1), M, N, K);
+  return call_workspace_bytes(choose_plan(M, N, K, configured_threads(), -1), M, N, K);
 }
 
 STRATA_X(status) STRATA_X(plan)(int64_t M, int64_t N, int64_t K, STRATA_X(plan_t) * plan) {
@@ -469,7 +476,7 @@ STRATA_X(status) STRATA_X(set_num_threads)(int32_t threads) {
   return STRATA_C(OK);
 }
 
-int32_t STRATA_X(get_num_threads)(void) { return current_threads(); }
+int32_t STRATA_X(get_num_threads)(void) { return configured_threads(); }
 
 STRATA_X(status) STRATA_X(set_parallel_for)(STRATA_X(parallel_for_fn) parallel_for, void* host_context) {
   try {
@@ -487,7 +494,7 @@ void STRATA_X(parallel_for)(void* host_context, int64_t count, STRATA_X(task_fn)
   (void)host_context;
   if (count <= 0 || task == nullptr) return;
   try {
-    ThreadPool::instance().run(count, task, task_context);
+    ThreadPool::instance().run(count, task, task_context, g_threads.load(std::memory_order_relaxed) == 0);
   } catch (...) {
     // The pool throws only before any task has run (a mutex the system refused): the calling thread runs them all.
     for (int64_t i = 0; i < count; ++i) task(task_context, i);

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   3b5792f7b000bbae5a34f255f14f0586ecddae97b079de5d908fa0d8e372673a  template cpu/api.h.tpl
+//   ae94d12510058e3c864bb0eaaf844851122ea7330e9dec14a4bc61a03e28581e  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_X86_AVX2_H_
 #define STRATA_SGEMM_X86_AVX2_H_
@@ -29,7 +29,7 @@
 #define STRATA_SGEMM_X86_AVX2_VERSION_MAJOR 0
 #define STRATA_SGEMM_X86_AVX2_VERSION_MINOR 1
 #define STRATA_SGEMM_X86_AVX2_VERSION_PATCH 0
-#define STRATA_SGEMM_X86_AVX2_VERSION_STRING "0.1.0+cd7c64e4653b"
+#define STRATA_SGEMM_X86_AVX2_VERSION_STRING "0.1.0+2fdad222a362"
 
 /* STRATA_SGEMM_X86_AVX2_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_X86_AVX2_SHARED for the library and its users and
@@ -128,7 +128,11 @@ STRATA_SGEMM_X86_AVX2_API strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_wit
                                                                 int64_t ldc);
 
 /* Threads: at most this many are used per call (default: the CPUs this process may run on, from its affinity mask
- * where the system has one, capped at 256). */
+ * where the system has one, capped at 256). get_num_threads() returns what was set, or the default.
+ * Under the default the package does not oversubscribe the CPUs: its pool measures the CPU time its threads get
+ * during a call, and where others (another package, another program) run on the same CPUs it plans the next calls
+ * for the CPUs it got, for 10 ms to 0.5 s, then measures again; strata_sgemm_x86_avx2_plan() shows the threads a call would
+ * use now. A count set here is used as set. */
 STRATA_SGEMM_X86_AVX2_API strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_set_num_threads(int32_t threads);
 STRATA_SGEMM_X86_AVX2_API int32_t strata_sgemm_x86_avx2_get_num_threads(void);
 
@@ -142,9 +146,9 @@ STRATA_SGEMM_X86_AVX2_API strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_set
                                                              void* host_context);
 
 /* The package's own pool as a parallel_for (host_context is unused). Several packages in one process share one pool
- * when each is given the same parallel_for: this one, another Strata package's, or the host's. Left alone, each
- * package runs its own pool, and packages called at the same time from different threads then run more threads
- * than there are CPUs; calls into one package take turns on its pool. */
+ * when each is given the same parallel_for: this one, another Strata package's, or the host's; their calls then
+ * take turns on it. Left alone, each package runs its own pool, and calls into one package take turns on its pool;
+ * packages called at the same time from different threads keep to the CPUs they find free (see set_num_threads). */
 STRATA_SGEMM_X86_AVX2_API void strata_sgemm_x86_avx2_parallel_for(void* host_context, int64_t count, strata_sgemm_x86_avx2_task_fn task,
                                                    void* task_context);
 

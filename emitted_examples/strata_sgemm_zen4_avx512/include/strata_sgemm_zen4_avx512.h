@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   3b5792f7b000bbae5a34f255f14f0586ecddae97b079de5d908fa0d8e372673a  template cpu/api.h.tpl
+//   ae94d12510058e3c864bb0eaaf844851122ea7330e9dec14a4bc61a03e28581e  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_ZEN4_AVX512_H_
 #define STRATA_SGEMM_ZEN4_AVX512_H_
@@ -29,7 +29,7 @@
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_MAJOR 0
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_MINOR 1
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_PATCH 0
-#define STRATA_SGEMM_ZEN4_AVX512_VERSION_STRING "0.1.0+abf02eb7dd9a"
+#define STRATA_SGEMM_ZEN4_AVX512_VERSION_STRING "0.1.0+a2b76beeec59"
 
 /* STRATA_SGEMM_ZEN4_AVX512_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_ZEN4_AVX512_SHARED for the library and its users and
@@ -128,7 +128,11 @@ STRATA_SGEMM_ZEN4_AVX512_API strata_sgemm_zen4_avx512_status strata_sgemm_zen4_a
                                                                 int64_t ldc);
 
 /* Threads: at most this many are used per call (default: the CPUs this process may run on, from its affinity mask
- * where the system has one, capped at 256). */
+ * where the system has one, capped at 256). get_num_threads() returns what was set, or the default.
+ * Under the default the package does not oversubscribe the CPUs: its pool measures the CPU time its threads get
+ * during a call, and where others (another package, another program) run on the same CPUs it plans the next calls
+ * for the CPUs it got, for 10 ms to 0.5 s, then measures again; strata_sgemm_zen4_avx512_plan() shows the threads a call would
+ * use now. A count set here is used as set. */
 STRATA_SGEMM_ZEN4_AVX512_API strata_sgemm_zen4_avx512_status strata_sgemm_zen4_avx512_set_num_threads(int32_t threads);
 STRATA_SGEMM_ZEN4_AVX512_API int32_t strata_sgemm_zen4_avx512_get_num_threads(void);
 
@@ -142,9 +146,9 @@ STRATA_SGEMM_ZEN4_AVX512_API strata_sgemm_zen4_avx512_status strata_sgemm_zen4_a
                                                              void* host_context);
 
 /* The package's own pool as a parallel_for (host_context is unused). Several packages in one process share one pool
- * when each is given the same parallel_for: this one, another Strata package's, or the host's. Left alone, each
- * package runs its own pool, and packages called at the same time from different threads then run more threads
- * than there are CPUs; calls into one package take turns on its pool. */
+ * when each is given the same parallel_for: this one, another Strata package's, or the host's; their calls then
+ * take turns on it. Left alone, each package runs its own pool, and calls into one package take turns on its pool;
+ * packages called at the same time from different threads keep to the CPUs they find free (see set_num_threads). */
 STRATA_SGEMM_ZEN4_AVX512_API void strata_sgemm_zen4_avx512_parallel_for(void* host_context, int64_t count, strata_sgemm_zen4_avx512_task_fn task,
                                                    void* task_context);
 

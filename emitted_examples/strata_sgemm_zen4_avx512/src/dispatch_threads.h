@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   7ace724f0ae1319c7f553b087de76d610facb5f032f3c949a0b8817bcce4835b  template cpu/runtime/dispatch_threads.h
+//   2ae3f736e94a8e907609a516a8a64decbc50fa206278526c753d84dac09213cd  template cpu/runtime/dispatch_threads.h
 
 // Part of the dispatcher (see dispatch_rules.h): the thread count, the worker pool and the host's parallel-for hook.
 #ifndef STRATA_DISPATCH_THREADS_H_
@@ -44,10 +44,13 @@ int32_t default_threads() {
   return threads;
 }
 
-int32_t current_threads() {
+// The threads a call may use as the caller set them, or the default.
+int32_t configured_threads() {
   const int32_t t = g_threads.load(std::memory_order_relaxed);
   return t > 0 ? t : default_threads();
 }
+
+int32_t current_threads();  // below the pool, whose measurements limit the default
 
 // Tells the core that this thread is spinning (it frees issue slots for the other hyperthread and saves power).
 inline void spin_pause() {
@@ -61,6 +64,21 @@ inline void spin_pause() {
 int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+// The CPU time the calling thread has run, in ns; -1 where the system does not keep it.
+int64_t thread_cpu_ns() {
+#if defined(CLOCK_THREAD_CPUTIME_ID)
+  timespec t;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0) return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec;
+#endif
+  return -1;
+}
+
+// Asked once: a sandbox may refuse the clock, and asking is a system call.
+bool thread_clock_works() {
+  static const bool works = thread_cpu_ns() >= 0;
+  return works;
 }
 
 // A small persistent pool. Between parallel regions a worker first spins for kSpinSeconds, then sleeps on a condition
@@ -77,12 +95,25 @@ int64_t steady_ns() {
 // run_mutex). Where the system refuses a thread (std::thread throws), the pool goes on with the workers it has and
 // the calling thread runs the tasks that have none: the tasks of a region never wait for each other, so any number of
 // threads runs them correctly, and no exception leaves the pool.
+//
+// Left to the default thread count, the pool also finds out whether its threads have the CPUs to themselves, so that
+// packages (or programs) running at the same time do not run more threads than there are CPUs: the CPU time the tasks
+// of a region ran, over the region's wall time, is the number of CPUs the region got. Only regions long enough that
+// waking the workers is a small part of them are counted (kMeasuredSeconds, kMeasuredWakes). Where a region got less
+// than kContendedShare of a CPU per thread, the calls after it plan for the CPUs it got (cpu_limit()) for a back-off
+// time; the limit then lapses, and the next counted region measures again. A limit found again after one lapsed
+// doubles the back-off (up to kLastBackoffSeconds): CPUs that stay busy are probed rarely, and CPUs that become free
+// are used again within kLastBackoffSeconds and one region.
 class ThreadPool {
  public:
   static constexpr double kSpinSeconds = 50e-6;
   // What waking is taken to cost until the pool has measured it: a futex wake on bare metal is a few microseconds,
   // in a virtual machine tens to hundreds.
   static constexpr double kFirstWakeSeconds = 20e-6;
+  static constexpr double kMeasuredSeconds = 1e-3;
+  static constexpr double kMeasuredWakes = 10;
+  static constexpr double kContendedShare = 0.75;
+  static constexpr int64_t kFirstBackoffNs = 10'000'000, kLastBackoffNs = 500'000'000;
 
   static ThreadPool& instance() {
     static ThreadPool pool;
@@ -92,7 +123,8 @@ class ThreadPool {
   ThreadPool() { std::fill(std::begin(wake_samples_), std::end(wake_samples_), kFirstWakeSeconds); }
 
   // Runs task(context, i) for i in [0, count); returns when all are done. It throws only before any task has run.
-  void run(int64_t count, STRATA_X(task_fn) task, void* context) {
+  // measure_share: the caller runs the default thread count, which the region's share of the CPUs may limit.
+  void run(int64_t count, STRATA_X(task_fn) task, void* context, bool measure_share) {
     std::lock_guard<std::mutex> serial(run_mutex_);
     ensure_workers(static_cast<size_t>(count - 1));
     task_ = task;
@@ -100,19 +132,24 @@ class ThreadPool {
     // Tasks from count_ on have no worker; the calling thread runs them after its own.
     count_ = std::min(count, static_cast<int64_t>(workers_.size()) + 1);
     pending_.store(static_cast<int64_t>(workers_.size()), std::memory_order_relaxed);
-    // The clock is read only for a region that wakes workers: the others would pay for it on every call.
+    // The clocks are read only for a region that wakes workers or measures its share: the others would pay for them
+    // on every call.
     const bool waking = sleeping_.load(std::memory_order_relaxed) > 0;
+    measuring_ = measure_share && count_ > 1 && thread_clock_works();
     timing_ = waking;
     first_start_ns_.store(0, std::memory_order_relaxed);
-    const int64_t published = waking ? steady_ns() : 0;
+    task_cpu_ns_.store(0, std::memory_order_relaxed);
+    const int64_t published = waking || measuring_ ? steady_ns() : 0;
     {
       // Under the mutex, so that a worker between its last check and its wait cannot miss the new generation.
       std::lock_guard<std::mutex> lock(mutex_);
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
+    const int64_t caller_cpu = measuring_ ? thread_cpu_ns() : 0;
     task(context, 0);
     for (int64_t i = count_; i < count; ++i) task(context, i);
+    if (measuring_) task_cpu_ns_.fetch_add(thread_cpu_ns() - caller_cpu, std::memory_order_relaxed);
     const auto done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
     if (!spin_until(done)) {
       // Tasks have run, so nothing may throw from here on: should the system refuse the mutex (std::mutex::lock may
@@ -126,6 +163,14 @@ class ThreadPool {
     }
     const int64_t started = first_start_ns_.load(std::memory_order_relaxed);
     if (waking && started > 0) record_wake(1e-9 * static_cast<double>(started - published));
+    if (measuring_) record_share(published, count_);
+  }
+
+  // The threads the CPUs had room for when a region last found them shared, while that finding holds; 0: no limit.
+  int32_t cpu_limit() const {
+    const int32_t limit = limit_.load(std::memory_order_relaxed);
+    if (limit == 0 || steady_ns() >= limit_until_ns_.load(std::memory_order_relaxed)) return 0;
+    return limit;
   }
 
   // True when `workers` workers exist and none is asleep: a region would start at once.
@@ -161,6 +206,24 @@ class ThreadPool {
     std::copy(wake_samples_, wake_samples_ + kWakeSamples, sorted);
     std::nth_element(sorted, sorted + kWakeSamples / 2, sorted + kWakeSamples);
     wake_seconds_.store(sorted[kWakeSamples / 2], std::memory_order_relaxed);
+  }
+
+  // Called under run_mutex_ when a measured region of `threads` threads has ended (see the class comment).
+  void record_share(int64_t published, int64_t threads) {
+    const int64_t now = steady_ns();
+    const double wall = 1e-9 * static_cast<double>(now - published);
+    if (wall < kMeasuredSeconds || wall < kMeasuredWakes * wake_seconds()) return;
+    const double cpus = 1e-9 * static_cast<double>(task_cpu_ns_.load(std::memory_order_relaxed)) / wall;
+    if (cpus >= kContendedShare * static_cast<double>(threads)) {
+      if (limit_.load(std::memory_order_relaxed) != 0 && now >= limit_until_ns_.load(std::memory_order_relaxed)) {
+        limit_.store(0, std::memory_order_relaxed);  // the CPUs are free again
+        backoff_ns_ = kFirstBackoffNs;
+      }
+      return;
+    }
+    if (limit_.load(std::memory_order_relaxed) != 0) backoff_ns_ = std::min(2 * backoff_ns_, kLastBackoffNs);
+    limit_until_ns_.store(now + backoff_ns_, std::memory_order_relaxed);
+    limit_.store(std::max(1, static_cast<int32_t>(cpus + 0.5)), std::memory_order_relaxed);
   }
 
   // Spins until done() holds or kSpinSeconds pass; returns done().
@@ -214,7 +277,15 @@ class ThreadPool {
         int64_t unset = 0;
         first_start_ns_.compare_exchange_strong(unset, steady_ns(), std::memory_order_relaxed);
       }
-      if (index < count_) task_(context_, index);
+      if (index < count_) {
+        if (measuring_) {
+          const int64_t cpu = thread_cpu_ns();
+          task_(context_, index);
+          task_cpu_ns_.fetch_add(thread_cpu_ns() - cpu, std::memory_order_relaxed);
+        } else {
+          task_(context_, index);
+        }
+      }
       if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         // Take the mutex before notifying: the caller checks pending under it, so it either sees zero or is
         // already waiting.
@@ -232,7 +303,12 @@ class ThreadPool {
   STRATA_X(task_fn) task_ = nullptr;
   void* context_ = nullptr;
   int64_t count_ = 0;
-  bool timing_ = false;  // the region wakes workers: the first to start stamps first_start_ns_
+  bool timing_ = false;     // the region wakes workers: the first to start stamps first_start_ns_
+  bool measuring_ = false;  // the region measures its share of the CPUs: its tasks add their CPU time
+  std::atomic<int64_t> task_cpu_ns_{0};
+  std::atomic<int32_t> limit_{0};  // see cpu_limit()
+  std::atomic<int64_t> limit_until_ns_{0};
+  int64_t backoff_ns_ = kFirstBackoffNs;  // guarded by run_mutex_
   std::atomic<int64_t> first_start_ns_{0};
   std::atomic<int64_t> pending_{0};  // workers yet to acknowledge the current region
   std::atomic<uint64_t> generation_{0};
@@ -259,7 +335,16 @@ void parallel_for(int64_t count, STRATA_X(task_fn) task, void* context) {
       return;
     }
   }
-  ThreadPool::instance().run(count, task, context);
+  ThreadPool::instance().run(count, task, context, g_threads.load(std::memory_order_relaxed) == 0);
+}
+
+// The threads a call may use: configured_threads(), the default limited to the CPUs the pool last found room for.
+int32_t current_threads() {
+  const int32_t t = g_threads.load(std::memory_order_relaxed);
+  if (t > 0) return t;
+  if (g_host_parallel_for.load(std::memory_order_relaxed) != nullptr) return default_threads();
+  const int32_t limit = ThreadPool::instance().cpu_limit();
+  return limit > 0 ? std::min(limit, default_threads()) : default_threads();
 }
 
 }  // namespace

@@ -33,6 +33,8 @@
 #include <utility>
 #include <vector>
 
+#include <time.h>  // clock_gettime: POSIX, not in <ctime>
+
 #if defined(__linux__)
 #include <sched.h>
 #endif
@@ -195,12 +197,17 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
     return STRATA_C(OK);
   }
   // Used only before the call runs anything (see choose_plan).
-  const Plan& wanted = choose_plan(g.M, g.N, g.K, current_threads(), forced, g.layout);
-  // A caller's workspace must hold what workspace_size() promised, whichever of the two plans runs.
+  const int32_t threads = current_threads();
+  const Plan* planned = &choose_plan(g.M, g.N, g.K, threads, forced, g.layout);
+  // A caller's workspace must hold what workspace_size() promised, for the configured threads, whichever of the two
+  // plans runs. The plan for the threads the CPUs have room for runs when the workspace holds it too.
   if (caller_workspace) {
-    const size_t promised = call_workspace_bytes(wanted, g.M, g.N, g.K);
+    if (threads != configured_threads() && call_workspace_bytes(*planned, g.M, g.N, g.K) > workspace_size)
+      planned = &choose_plan(g.M, g.N, g.K, configured_threads(), forced, g.layout);
+    const size_t promised = call_workspace_bytes(*planned, g.M, g.N, g.K);
     if (promised > 0 && (workspace == nullptr || workspace_size < promised)) return STRATA_C(WORKSPACE_TOO_SMALL);
   }
+  const Plan& wanted = *planned;
   // A call that is one register tile of its plan's kernel on one thread runs it at once: the thread decision and the
   // path's set-up that follow are a large share of such a call (measurements:
   // docs/perf/2026-11-27-cpu-runtime-evidence.md, "one-tile-call").
@@ -425,7 +432,7 @@ int STRATA_X(cblas_sgemm)(int order, int trans_a, int trans_b, int M, int N, int
 
 size_t STRATA_X(workspace_size)(int64_t M, int64_t N, int64_t K) {
   if (M <= 0 || N <= 0 || K <= 0) return 0;
-  return call_workspace_bytes(choose_plan(M, N, K, current_threads(), -1), M, N, K);
+  return call_workspace_bytes(choose_plan(M, N, K, configured_threads(), -1), M, N, K);
 }
 
 STRATA_X(status) STRATA_X(plan)(int64_t M, int64_t N, int64_t K, STRATA_X(plan_t) * plan) {
@@ -461,7 +468,7 @@ STRATA_X(status) STRATA_X(set_num_threads)(int32_t threads) {
   return STRATA_C(OK);
 }
 
-int32_t STRATA_X(get_num_threads)(void) { return current_threads(); }
+int32_t STRATA_X(get_num_threads)(void) { return configured_threads(); }
 
 STRATA_X(status) STRATA_X(set_parallel_for)(STRATA_X(parallel_for_fn) parallel_for, void* host_context) {
   try {
@@ -479,7 +486,7 @@ void STRATA_X(parallel_for)(void* host_context, int64_t count, STRATA_X(task_fn)
   (void)host_context;
   if (count <= 0 || task == nullptr) return;
   try {
-    ThreadPool::instance().run(count, task, task_context);
+    ThreadPool::instance().run(count, task, task_context, g_threads.load(std::memory_order_relaxed) == 0);
   } catch (...) {
     // The pool throws only before any task has run (a mutex the system refused): the calling thread runs them all.
     for (int64_t i = 0; i < count; ++i) task(task_context, i);
