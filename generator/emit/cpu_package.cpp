@@ -260,8 +260,9 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
        {std::string("dispatch.cpp"), std::string("dispatch_kernel.h"), std::string("dispatch_rules.h"),
         std::string("dispatch_blocking.h"), std::string("dispatch_prices.h"), std::string("dispatch_planner.h"),
         std::string("dispatch_threads.h"), std::string("dispatch_direct.h"), std::string("dispatch_packed.h"),
-        std::string("tile_args.h"), std::string("kernel_tile.h"), std::string("kernel_paths.h"),
-        std::string("kernel_rows.h"), "simd_" + std::string(to_string(any.isa)) + ".h"}) {
+        std::string("dispatch_checks.h"), std::string("tile_args.h"), std::string("kernel_tile.h"),
+        std::string("kernel_paths.h"), std::string("kernel_rows.h"),
+        "simd_" + std::string(to_string(any.isa)) + ".h"}) {
     const std::string relative = "cpu/runtime/" + fixed;
     const std::string body = renderer.verbatim(relative);
     files["src/" + fixed] = header(CommentStyle::cpp, {relative}) + body;
@@ -285,6 +286,8 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
       header(CommentStyle::cpp, {"cpu/selftest_arguments.h.tpl"}) + selftest_arguments;
   const std::string selftest_layouts = renderer.render("cpu/selftest_layouts.h.tpl", dict);
   files["test/selftest_layouts.h"] = header(CommentStyle::cpp, {"cpu/selftest_layouts.h.tpl"}) + selftest_layouts;
+  const std::string selftest_batches = renderer.render("cpu/selftest_batches.h.tpl", dict);
+  files["test/selftest_batches.h"] = header(CommentStyle::cpp, {"cpu/selftest_batches.h.tpl"}) + selftest_batches;
   const std::string bench = renderer.render("cpu/bench.cpp.tpl", dict);
   files["bench/bench.cpp"] = header(CommentStyle::cpp, {"cpu/bench.cpp.tpl"}) + bench;
   if (in.arch->target == Target::aarch64) {

@@ -146,6 +146,19 @@ a transposed B N x K (ldb >= K), as a linear layer stores its weights. Code writ
 or the number of the first invalid argument as netlib's `cblas_xerbla` numbers it (1 order, 2 and 3 the transposes, 4
 to 6 M, N, K, 9 lda, 11 ldb, 14 ldc; 8, 10, 13 for a null A, B or C), or minus a status; it never prints.
 
+Strided batches, as attention's per-head products or a layer over a batch of inputs make them:
+
+```c
+/* For i in [0, heads): S_i = Q_i * K_i^T, Q and K stored [heads][seq][64], S [heads][seq][seq]. */
+{{PACKAGE}}_status status = {{PACKAGE}}_gemm_batched({{PACKAGE_UPPER}}_NO_TRANS, {{PACKAGE_UPPER}}_TRANS, seq, seq, 64,
+    1.0f, q, 64, seq * 64, k, 64, seq * 64, 0.0f, s, seq, seq * seq, heads);
+```
+
+Product i reads A + i * stride_a and B + i * stride_b and writes C + i * stride_c (strides in elements); a stride of
+0 gives every product the same operand (one weight matrix for a batch of inputs). The products' C must not overlap
+(`stride_c >= (M - 1) * ldc + N`). The model prices the batch both ways, its products one after another each on the
+package's threads, or side by side each on one thread, and runs the cheaper.
+
 `{{PACKAGE}}_plan` (and `{{PACKAGE}}_gemm_plan` for a layout) tells you what a call of a given shape would do
 (kernel, tiles, threads, thread blocks, predicted time) without running it. `{{PACKAGE}}_kernel_count`, `{{PACKAGE}}_kernel_plan` and `{{PACKAGE}}_with_kernel` let you
 force one of the kernels listed below, for testing or benchmarking.

@@ -81,6 +81,18 @@ typedef enum {
                                                          int64_t lda, const float* B, int64_t ldb, float beta,
                                                          float* C, int64_t ldc);
 
+/* Strided batched: `batch` products C_i = alpha * op(A_i) * op(B_i) + beta * C_i, i in [0, batch), with
+ * A_i = A + i * stride_a, B_i = B + i * stride_b and C_i = C + i * stride_c (strides in elements; attention's
+ * per-head products, a layer over a batch of inputs). A stride of 0 gives every product the same A or B. The
+ * products' C must not overlap: with batch > 1, stride_c >= (M - 1) * ldc + N, else INVALID_ARGUMENT; a negative
+ * stride is INVALID_ARGUMENT and a negative batch INVALID_SIZE. The cost model chooses between running the products
+ * one after another, each on the package's threads, and side by side, each on one thread. A failing product's status
+ * is returned; the products that succeeded are written. */
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_gemm_batched(
+    {{PACKAGE}}_transpose trans_a, {{PACKAGE}}_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb, int64_t stride_b, float beta,
+    float* C, int64_t ldc, int64_t stride_c, int64_t batch);
+
 /* BLAS-compatible: cblas_sgemm's arguments and values (order 101 row-major or 102 column-major; transposes 111 no,
  * 112 and 113 yes), so that existing callers can switch to it. Returns 0, or the number of the first invalid
  * argument as netlib's cblas_xerbla numbers it (1 order, 2 and 3 the transposes, 4 to 6 M, N and K, 9 lda, 11 ldb,

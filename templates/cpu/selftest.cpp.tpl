@@ -26,11 +26,12 @@
 #include <utility>
 #include <vector>
 
-// The helpers every part of the self-test uses, and the checks of the status strings, of bad arguments and of the
-// layouts: parts of this file kept apart for their length.
+// The helpers every part of the self-test uses, and the checks of the status strings, of bad arguments, of the
+// layouts and of batches: parts of this file kept apart for their length.
 #include "selftest_support.h"
 #include "selftest_arguments.h"
 #include "selftest_layouts.h"
+#include "selftest_batches.h"
 
 namespace {
 
@@ -333,6 +334,8 @@ int main(int argc, char** argv) {
   CheckShapes(tally);
   CheckLayouts(tally);
   CheckLayoutArguments(tally);
+  CheckBatches(tally);
+  CheckBatchArguments(tally);
   CheckHostParallelFor(tally);
   CheckPlanIsBestKernel(tally);
 

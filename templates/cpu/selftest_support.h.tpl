@@ -135,18 +135,8 @@ struct Problem {
   std::vector<double> ab, abs_ab;  // A * B and |A| * |B|, M x N
 };
 
-Problem MakeProblem(const Shape& shape, uint64_t seed) {
-  Problem p;
-  p.m = shape[0];
-  p.n = shape[1];
-  p.k = shape[2];
-  Lcg lcg(seed);
-  p.a.resize(static_cast<size_t>(p.m * p.k));
-  p.b.resize(static_cast<size_t>(p.k * p.n));
-  p.c.resize(static_cast<size_t>(p.m * p.n));
-  for (float& x : p.a) x = lcg.Next();
-  for (float& x : p.b) x = lcg.Next();
-  for (float& x : p.c) x = lcg.Next();
+// The reference products of p's A and B: A * B and |A| * |B|.
+void Multiply(Problem& p) {
   p.ab.assign(p.c.size(), 0.0);
   p.abs_ab.assign(p.c.size(), 0.0);
   // Raw pointers and no calls in the inner loop: sanitizer builds are often unoptimised, and this loop and the
@@ -165,6 +155,21 @@ Problem MakeProblem(const Shape& shape, uint64_t seed) {
       }
     }
   }
+}
+
+Problem MakeProblem(const Shape& shape, uint64_t seed) {
+  Problem p;
+  p.m = shape[0];
+  p.n = shape[1];
+  p.k = shape[2];
+  Lcg lcg(seed);
+  p.a.resize(static_cast<size_t>(p.m * p.k));
+  p.b.resize(static_cast<size_t>(p.k * p.n));
+  p.c.resize(static_cast<size_t>(p.m * p.n));
+  for (float& x : p.a) x = lcg.Next();
+  for (float& x : p.b) x = lcg.Next();
+  for (float& x : p.c) x = lcg.Next();
+  Multiply(p);
   return p;
 }
 
@@ -305,28 +310,11 @@ Status Call(const Caller& caller, int64_t m, int64_t n, int64_t k, float alpha, 
   return kInvalidArgument;
 }
 
-// Runs one call on fresh copies of the operands and checks status, every element of C against the reference, and
-// the memory around C. Returns an empty string on success, else what went wrong.
-std::string RunCase(const Problem& p, const Caller& caller, const Operands& ops, const Combo& combo) {
-  const int64_t m = p.m, n = p.n, k = p.k, ldc = ops.ldc;
-  // Sentinel, M rows of ldc floats, then a further row of ldc and more sentinel after them.
-  const size_t total = static_cast<size_t>(kGuardFloats + m * ldc + ldc + kGuardFloats);
-  std::vector<float> buffer(total, kSentinel);
-  float* c = buffer.data() + kGuardFloats;
+// C (ldc apart) against alpha * A * B + beta * C, C's old value from p, within a tolerance of the sum of magnitudes;
+// an empty string, else the worst element.
+std::string CompareC(const Problem& p, const float* c, int64_t ldc, const Combo& combo) {
+  const int64_t m = p.m, n = p.n, k = p.k;
   const float* c_old = p.c.data();
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = combo.nan_c ? kNaN : c_old[i * n + j];
-  }
-  // What the buffer must hold afterwards outside C proper. C's elements are copied in once they are checked, so
-  // a single memcmp then covers every guard and every gap between a row's end and ldc.
-  std::vector<float> expected(buffer);
-
-  bool workspace_ok = true;
-  const Status status = Call(caller, m, n, k, combo.alpha, ops.a.data(), ops.lda, ops.b.data(), ops.ldb, combo.beta,
-                             c, ldc, &workspace_ok);
-  if (status != kOk) return Format("returned status %d (%s)", static_cast<int>(status), StatusName(status));
-  if (!workspace_ok) return "wrote outside its workspace";
-
   const double alpha = combo.alpha, beta = combo.beta;
   const double abs_alpha = alpha < 0.0 ? -alpha : alpha;
   const double scale = 1e-5 * static_cast<double>(k + 1);
@@ -363,6 +351,32 @@ std::string RunCase(const Problem& p, const Caller& caller, const Operands& ops,
                   static_cast<long long>(bad_i), static_cast<long long>(bad_j), bad_got, bad_want, bad_error,
                   bad_tolerance);
   }
+  return std::string();
+}
+
+// Runs one call on fresh copies of the operands and checks status, every element of C against the reference, and
+// the memory around C. Returns an empty string on success, else what went wrong.
+std::string RunCase(const Problem& p, const Caller& caller, const Operands& ops, const Combo& combo) {
+  const int64_t m = p.m, n = p.n, k = p.k, ldc = ops.ldc;
+  // Sentinel, M rows of ldc floats, then a further row of ldc and more sentinel after them.
+  const size_t total = static_cast<size_t>(kGuardFloats + m * ldc + ldc + kGuardFloats);
+  std::vector<float> buffer(total, kSentinel);
+  float* c = buffer.data() + kGuardFloats;
+  const float* c_old = p.c.data();
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = combo.nan_c ? kNaN : c_old[i * n + j];
+  }
+  // What the buffer must hold afterwards outside C proper. C's elements are copied in once they are checked, so
+  // a single memcmp then covers every guard and every gap between a row's end and ldc.
+  std::vector<float> expected(buffer);
+
+  bool workspace_ok = true;
+  const Status status = Call(caller, m, n, k, combo.alpha, ops.a.data(), ops.lda, ops.b.data(), ops.ldb, combo.beta,
+                             c, ldc, &workspace_ok);
+  if (status != kOk) return Format("returned status %d (%s)", static_cast<int>(status), StatusName(status));
+  if (!workspace_ok) return "wrote outside its workspace";
+
+  if (const std::string error = CompareC(p, c, ldc, combo); !error.empty()) return error;
 
   for (int64_t i = 0; i < m; ++i) {
     std::memcpy(expected.data() + kGuardFloats + i * ldc, c + i * ldc, static_cast<size_t>(n) * sizeof(float));

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   ae94d12510058e3c864bb0eaaf844851122ea7330e9dec14a4bc61a03e28581e  template cpu/api.h.tpl
+//   82ab121ce6be07997ed4f4781eb44c71f052ecdf7c85868944e1eff615556a4d  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_NEOVERSE_N1_H_
 #define STRATA_SGEMM_NEOVERSE_N1_H_
@@ -28,7 +28,7 @@
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_MAJOR 0
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_MINOR 1
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_PATCH 0
-#define STRATA_SGEMM_NEOVERSE_N1_VERSION_STRING "0.1.0+a92e34cc17c5"
+#define STRATA_SGEMM_NEOVERSE_N1_VERSION_STRING "0.1.0+2941482b7400"
 
 /* STRATA_SGEMM_NEOVERSE_N1_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_NEOVERSE_N1_SHARED for the library and its users and
@@ -88,6 +88,18 @@ STRATA_SGEMM_NEOVERSE_N1_API strata_sgemm_neoverse_n1_status strata_sgemm_neover
                                                          int64_t M, int64_t N, int64_t K, float alpha, const float* A,
                                                          int64_t lda, const float* B, int64_t ldb, float beta,
                                                          float* C, int64_t ldc);
+
+/* Strided batched: `batch` products C_i = alpha * op(A_i) * op(B_i) + beta * C_i, i in [0, batch), with
+ * A_i = A + i * stride_a, B_i = B + i * stride_b and C_i = C + i * stride_c (strides in elements; attention's
+ * per-head products, a layer over a batch of inputs). A stride of 0 gives every product the same A or B. The
+ * products' C must not overlap: with batch > 1, stride_c >= (M - 1) * ldc + N, else INVALID_ARGUMENT; a negative
+ * stride is INVALID_ARGUMENT and a negative batch INVALID_SIZE. The cost model chooses between running the products
+ * one after another, each on the package's threads, and side by side, each on one thread. A failing product's status
+ * is returned; the products that succeeded are written. */
+STRATA_SGEMM_NEOVERSE_N1_API strata_sgemm_neoverse_n1_status strata_sgemm_neoverse_n1_gemm_batched(
+    strata_sgemm_neoverse_n1_transpose trans_a, strata_sgemm_neoverse_n1_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb, int64_t stride_b, float beta,
+    float* C, int64_t ldc, int64_t stride_c, int64_t batch);
 
 /* BLAS-compatible: cblas_sgemm's arguments and values (order 101 row-major or 102 column-major; transposes 111 no,
  * 112 and 113 yes), so that existing callers can switch to it. Returns 0, or the number of the first invalid

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   e7233e2fa69ab820ed971772e034df82d292b092da3f8af5d7f9f8236e2b8548  template cpu/selftest_support.h.tpl
+//   92a35d874a576de1f74d497886dbffb8f786212f375db83c0c5e0ce676e2a5c4  template cpu/selftest_support.h.tpl
 
 // Self-test for strata_sgemm_neoverse_n1: the helpers every part uses: statuses, the tally of checks, random problems and their
 // stored operands, the callers of each entry point and the comparison with the double-precision reference. A part of
@@ -143,18 +143,8 @@ struct Problem {
   std::vector<double> ab, abs_ab;  // A * B and |A| * |B|, M x N
 };
 
-Problem MakeProblem(const Shape& shape, uint64_t seed) {
-  Problem p;
-  p.m = shape[0];
-  p.n = shape[1];
-  p.k = shape[2];
-  Lcg lcg(seed);
-  p.a.resize(static_cast<size_t>(p.m * p.k));
-  p.b.resize(static_cast<size_t>(p.k * p.n));
-  p.c.resize(static_cast<size_t>(p.m * p.n));
-  for (float& x : p.a) x = lcg.Next();
-  for (float& x : p.b) x = lcg.Next();
-  for (float& x : p.c) x = lcg.Next();
+// The reference products of p's A and B: A * B and |A| * |B|.
+void Multiply(Problem& p) {
   p.ab.assign(p.c.size(), 0.0);
   p.abs_ab.assign(p.c.size(), 0.0);
   // Raw pointers and no calls in the inner loop: sanitizer builds are often unoptimised, and this loop and the
@@ -173,6 +163,21 @@ Problem MakeProblem(const Shape& shape, uint64_t seed) {
       }
     }
   }
+}
+
+Problem MakeProblem(const Shape& shape, uint64_t seed) {
+  Problem p;
+  p.m = shape[0];
+  p.n = shape[1];
+  p.k = shape[2];
+  Lcg lcg(seed);
+  p.a.resize(static_cast<size_t>(p.m * p.k));
+  p.b.resize(static_cast<size_t>(p.k * p.n));
+  p.c.resize(static_cast<size_t>(p.m * p.n));
+  for (float& x : p.a) x = lcg.Next();
+  for (float& x : p.b) x = lcg.Next();
+  for (float& x : p.c) x = lcg.Next();
+  Multiply(p);
   return p;
 }
 
@@ -313,28 +318,11 @@ Status Call(const Caller& caller, int64_t m, int64_t n, int64_t k, float alpha, 
   return kInvalidArgument;
 }
 
-// Runs one call on fresh copies of the operands and checks status, every element of C against the reference, and
-// the memory around C. Returns an empty string on success, else what went wrong.
-std::string RunCase(const Problem& p, const Caller& caller, const Operands& ops, const Combo& combo) {
-  const int64_t m = p.m, n = p.n, k = p.k, ldc = ops.ldc;
-  // Sentinel, M rows of ldc floats, then a further row of ldc and more sentinel after them.
-  const size_t total = static_cast<size_t>(kGuardFloats + m * ldc + ldc + kGuardFloats);
-  std::vector<float> buffer(total, kSentinel);
-  float* c = buffer.data() + kGuardFloats;
+// C (ldc apart) against alpha * A * B + beta * C, C's old value from p, within a tolerance of the sum of magnitudes;
+// an empty string, else the worst element.
+std::string CompareC(const Problem& p, const float* c, int64_t ldc, const Combo& combo) {
+  const int64_t m = p.m, n = p.n, k = p.k;
   const float* c_old = p.c.data();
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = combo.nan_c ? kNaN : c_old[i * n + j];
-  }
-  // What the buffer must hold afterwards outside C proper. C's elements are copied in once they are checked, so
-  // a single memcmp then covers every guard and every gap between a row's end and ldc.
-  std::vector<float> expected(buffer);
-
-  bool workspace_ok = true;
-  const Status status = Call(caller, m, n, k, combo.alpha, ops.a.data(), ops.lda, ops.b.data(), ops.ldb, combo.beta,
-                             c, ldc, &workspace_ok);
-  if (status != kOk) return Format("returned status %d (%s)", static_cast<int>(status), StatusName(status));
-  if (!workspace_ok) return "wrote outside its workspace";
-
   const double alpha = combo.alpha, beta = combo.beta;
   const double abs_alpha = alpha < 0.0 ? -alpha : alpha;
   const double scale = 1e-5 * static_cast<double>(k + 1);
@@ -371,6 +359,32 @@ std::string RunCase(const Problem& p, const Caller& caller, const Operands& ops,
                   static_cast<long long>(bad_i), static_cast<long long>(bad_j), bad_got, bad_want, bad_error,
                   bad_tolerance);
   }
+  return std::string();
+}
+
+// Runs one call on fresh copies of the operands and checks status, every element of C against the reference, and
+// the memory around C. Returns an empty string on success, else what went wrong.
+std::string RunCase(const Problem& p, const Caller& caller, const Operands& ops, const Combo& combo) {
+  const int64_t m = p.m, n = p.n, k = p.k, ldc = ops.ldc;
+  // Sentinel, M rows of ldc floats, then a further row of ldc and more sentinel after them.
+  const size_t total = static_cast<size_t>(kGuardFloats + m * ldc + ldc + kGuardFloats);
+  std::vector<float> buffer(total, kSentinel);
+  float* c = buffer.data() + kGuardFloats;
+  const float* c_old = p.c.data();
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = combo.nan_c ? kNaN : c_old[i * n + j];
+  }
+  // What the buffer must hold afterwards outside C proper. C's elements are copied in once they are checked, so
+  // a single memcmp then covers every guard and every gap between a row's end and ldc.
+  std::vector<float> expected(buffer);
+
+  bool workspace_ok = true;
+  const Status status = Call(caller, m, n, k, combo.alpha, ops.a.data(), ops.lda, ops.b.data(), ops.ldb, combo.beta,
+                             c, ldc, &workspace_ok);
+  if (status != kOk) return Format("returned status %d (%s)", static_cast<int>(status), StatusName(status));
+  if (!workspace_ok) return "wrote outside its workspace";
+
+  if (const std::string error = CompareC(p, c, ldc, combo); !error.empty()) return error;
 
   for (int64_t i = 0; i < m; ++i) {
     std::memcpy(expected.data() + kGuardFloats + i * ldc, c + i * ldc, static_cast<size_t>(n) * sizeof(float));

@@ -1,5 +1,5 @@
-// The dispatcher and driver: argument checks, the per-call plan (kernel, blocking, threads) from the
-// cost model in cost_model.h, packing, the loops around the micro-kernels, and the thread pool.
+// The dispatcher and driver: the per-call plan (kernel, blocking, threads) from the cost model in cost_model.h,
+// packing, the loops around the micro-kernels, the thread pool, strided batches and the C API.
 //
 // The packed path runs the tile hierarchy the model ranks (see manifest.yaml for each kernel's tiles):
 //   in parallel, each thread on its own block of C (see "Thread shares"):    (level 2, "cores": m, n parallel)
@@ -51,70 +51,11 @@
 #include "dispatch_threads.h"
 #include "dispatch_direct.h"
 #include "dispatch_packed.h"
+#include "dispatch_checks.h"
 // clang-format on
 
 namespace STRATA_PACKAGE_INTERNAL {
 namespace {
-
-// ---- Argument checks ---------------------------------------------------------------------------------------------
-
-bool cpu_supported() {
-  static const bool supported = cpu_runs_kernels();
-  return supported;
-}
-
-// Largest element offset touched in a rows x cols row-major matrix with leading dimension ld, or -1 when it (in
-// bytes) overflows. Checked multiplies instead of a division: three 64-bit divisions would cost a tiny GEMM more
-// than its arithmetic.
-int64_t extent(int64_t rows, int64_t cols, int64_t ld) {
-  if (rows == 0 || cols == 0) return 0;
-  int64_t elements = 0, bytes = 0;
-  if (__builtin_mul_overflow(rows - 1, ld, &elements) || __builtin_add_overflow(elements, cols, &elements) ||
-      __builtin_mul_overflow(elements, static_cast<int64_t>(sizeof(float)), &bytes))
-    return -1;
-  return elements;
-}
-
-// Whether a plan can be made for M x N x K: the sizes of some valid call, whose matrices' extents with the
-// tightest leading dimensions do not overflow (the planner multiplies two sizes at a time, as a call's check
-// allows it to).
-STRATA_X(status) plannable(int64_t M, int64_t N, int64_t K) {
-  if (M < 0 || N < 0 || K < 0) return STRATA_C(INVALID_SIZE);
-  if (extent(M, K, K) < 0 || extent(K, N, N) < 0 || extent(M, N, N) < 0) return STRATA_C(SIZE_OVERFLOW);
-  return STRATA_C(OK);
-}
-
-// The usual call in a few instructions: every size and leading dimension in [0, 2^30) (so that no extent can
-// overflow: 2^60 elements of 4 bytes), leading dimensions long enough, all three matrices given, a supported CPU.
-// Anything else takes the full check, which names the first problem but is a visible share of a tiny GEMM
-// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "plainly-valid").
-bool plainly_valid(const Gemm& g) {
-  const uint64_t any_bits = static_cast<uint64_t>(g.M) | static_cast<uint64_t>(g.N) | static_cast<uint64_t>(g.K) |
-                            static_cast<uint64_t>(g.lda) | static_cast<uint64_t>(g.ldb) |
-                            static_cast<uint64_t>(g.ldc);
-  return any_bits < (uint64_t{1} << 30) && g.lda >= (g.a_transposed() ? g.M : g.K) &&
-         g.ldb >= (g.b_transposed() ? g.K : g.N) && g.ldc >= g.N && g.lda > 0 && g.ldb > 0 && g.ldc > 0 &&
-         g.A != nullptr && g.B != nullptr && g.C != nullptr && cpu_supported();
-}
-
-STRATA_X(status) check(const Gemm& g) {
-  if (plainly_valid(g)) return STRATA_C(OK);
-  if (g.M < 0 || g.N < 0 || g.K < 0) return STRATA_C(INVALID_SIZE);
-  // The stored shapes: a transposed A is K x M, a transposed B N x K.
-  const int64_t a_rows = g.a_transposed() ? g.K : g.M, a_cols = g.a_transposed() ? g.M : g.K;
-  const int64_t b_rows = g.b_transposed() ? g.N : g.K, b_cols = g.b_transposed() ? g.K : g.N;
-  if (g.lda < std::max<int64_t>(1, a_cols) || g.ldb < std::max<int64_t>(1, b_cols) ||
-      g.ldc < std::max<int64_t>(1, g.N))
-    return STRATA_C(INVALID_LEADING_DIM);
-  const bool touches_c = g.M > 0 && g.N > 0;
-  const bool reads_ab = touches_c && g.K > 0 && g.alpha != 0.0f;
-  if ((touches_c && g.C == nullptr) || (reads_ab && (g.A == nullptr || g.B == nullptr)))
-    return STRATA_C(NULL_POINTER);
-  if (extent(a_rows, a_cols, g.lda) < 0 || extent(b_rows, b_cols, g.ldb) < 0 || extent(g.M, g.N, g.ldc) < 0)
-    return STRATA_C(SIZE_OVERFLOW);
-  if (!cpu_supported()) return STRATA_C(UNSUPPORTED_CPU);
-  return STRATA_C(OK);
-}
 
 // Memory that grows and is kept, so that repeated calls do not pay for allocation and page faults.
 struct GrowingBuffer {
@@ -187,8 +128,10 @@ Plan ready_plan(Plan plan) {
   return alone_plan(plan);
 }
 
+// max_threads: the most threads the call may use; 0 for current_threads().
 STRATA_X(status)
-run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, bool caller_workspace) {
+run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, bool caller_workspace,
+         int32_t max_threads) {
   const STRATA_X(status) status = check(g);
   if (status != STRATA_C(OK)) return status;
   if (g.M == 0 || g.N == 0) return STRATA_C(OK);
@@ -197,7 +140,7 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
     return STRATA_C(OK);
   }
   // Used only before the call runs anything (see choose_plan).
-  const int32_t threads = current_threads();
+  const int32_t threads = max_threads > 0 ? max_threads : current_threads();
   const Plan* planned = &choose_plan(g.M, g.N, g.K, threads, forced, g.layout);
   // A caller's workspace must hold what workspace_size() promised, for the configured threads, whichever of the two
   // plans runs. The plan for the threads the CPUs have room for runs when the workspace holds it too.
@@ -269,9 +212,10 @@ run_planned(const Gemm& g, const Plan& plan, void* workspace, bool caller_worksp
 // threads it gets; what else could throw (an allocation in the standard library, a mutex the system refuses, a
 // host's parallel_for) becomes a status.
 STRATA_X(status)
-execute(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, bool caller_workspace) noexcept {
+execute(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, bool caller_workspace,
+        int32_t max_threads = 0) noexcept {
   try {
-    return run_call(g, forced, workspace, workspace_size, caller_workspace);
+    return run_call(g, forced, workspace, workspace_size, caller_workspace, max_threads);
   } catch (const std::bad_alloc&) {
     return STRATA_C(OUT_OF_MEMORY);
   } catch (...) {
@@ -312,6 +256,89 @@ inline bool ran_at_once(int64_t M, int64_t N, int64_t K, float alpha, const floa
   if (!front.at_once || !front.matches(M, N, K, current_threads(), forced) || !valid()) return false;
   direct_at_once(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, front.plan.kernel);
   return true;
+}
+
+// ---- Strided batches ---------------------------------------------------------------------------------------------
+
+// A strided batch: product i reads A + i * stride_a and B + i * stride_b and writes C + i * stride_c.
+struct BatchJob {
+  Gemm first{};
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0, count = 0;
+  int64_t per_task = 0;            // products per task, side by side
+  std::atomic<int32_t> status{0};  // the first failure's status (OK is 0)
+};
+
+Gemm product(const BatchJob& job, int64_t i) {
+  Gemm g = job.first;
+  g.A += i * job.stride_a;
+  g.B += i * job.stride_b;
+  g.C += i * job.stride_c;
+  return g;
+}
+
+// Runs products [begin, end) each on at most max_threads threads (0: current_threads()), keeping the first failure.
+void run_products(BatchJob& job, int64_t begin, int64_t end, int32_t max_threads) {
+  for (int64_t i = begin; i < end; ++i) {
+    const STRATA_X(status) status = execute(product(job, i), -1, nullptr, 0, false, max_threads);
+    int32_t none = 0;
+    if (status != STRATA_C(OK)) job.status.compare_exchange_strong(none, static_cast<int32_t>(status));
+  }
+}
+
+void batch_task(void* context, int64_t index) {
+  BatchJob& job = *static_cast<BatchJob*>(context);
+  run_products(job, index * job.per_task, std::min(job.count, (index + 1) * job.per_task), 1);
+}
+
+// The model prices the batch both ways: its products one after another, each on `threads` threads as its plan
+// shares it, or side by side, each alone on one thread, `threads` at a time (one parallel region for all). Products
+// too small to share well among threads run side by side.
+bool side_by_side(const Gemm& g, int64_t count, int32_t threads) {
+  if (threads <= 1 || count <= 1) return false;
+  const Plan& plan = choose_plan(g.M, g.N, g.K, threads, -1, g.layout);
+  const double after_another_s = static_cast<double>(count) * plan.seconds;
+  const double side_by_side_s =
+      static_cast<double>(strata_model::ceil_div(count, threads)) * plan.alone.seconds + kParallelRegionSeconds;
+  return side_by_side_s < after_another_s;
+}
+
+// The checks a batch adds to its first product's, check(): C's products apart from each other, and every operand's
+// last product within reach of 64-bit byte offsets.
+STRATA_X(status) check_batch(const BatchJob& job) {
+  const Gemm& g = job.first;
+  if (job.count <= 1 || g.M == 0 || g.N == 0) return STRATA_C(OK);
+  const int64_t c_extent = extent(g.M, g.N, g.ldc);
+  if (job.stride_c < c_extent) return STRATA_C(INVALID_ARGUMENT);
+  const int64_t extents[3] = {g.a_transposed() ? extent(g.K, g.M, g.lda) : extent(g.M, g.K, g.lda),
+                              g.b_transposed() ? extent(g.N, g.K, g.ldb) : extent(g.K, g.N, g.ldb), c_extent};
+  const int64_t strides[3] = {job.stride_a, job.stride_b, job.stride_c};
+  for (int i = 0; i < 3; ++i) {
+    int64_t last = 0, bytes = 0;
+    if (__builtin_mul_overflow(job.count - 1, strides[i], &last) || __builtin_add_overflow(last, extents[i], &last) ||
+        __builtin_mul_overflow(last, static_cast<int64_t>(sizeof(float)), &bytes))
+      return STRATA_C(SIZE_OVERFLOW);
+  }
+  return STRATA_C(OK);
+}
+
+STRATA_X(status) run_batch(BatchJob& job) noexcept {
+  if (job.count < 0) return STRATA_C(INVALID_SIZE);
+  if (job.stride_a < 0 || job.stride_b < 0 || job.stride_c < 0) return STRATA_C(INVALID_ARGUMENT);
+  if (job.count == 0) return STRATA_C(OK);
+  if (const STRATA_X(status) s = check(job.first); s != STRATA_C(OK)) return s;
+  if (const STRATA_X(status) s = check_batch(job); s != STRATA_C(OK)) return s;
+  try {
+    const int32_t threads = current_threads();
+    if (side_by_side(job.first, job.count, threads)) {
+      job.per_task = strata_model::ceil_div(job.count, std::min<int64_t>(threads, job.count));
+      parallel_for(strata_model::ceil_div(job.count, job.per_task), batch_task, &job);
+    } else {
+      run_products(job, 0, job.count, 0);
+    }
+  } catch (...) {  // planning allocates; the pool throws only before any task has run
+    return STRATA_C(SYSTEM_ERROR);
+  }
+  return static_cast<STRATA_X(status)>(job.status.load());
 }
 
 // The layout bits of a call's transposes (see kTransA), or -1 where either is not a transpose value.
@@ -423,6 +450,22 @@ STRATA_X(gemm)
   if (layout < 0) return STRATA_C(INVALID_ARGUMENT);
   if (layout == 0 && ran_at_once(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, -1)) return STRATA_C(OK);
   return execute(Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, layout}, -1, nullptr, 0, false);
+}
+
+STRATA_X(status)
+STRATA_X(gemm_batched)
+(STRATA_X(transpose) trans_a, STRATA_X(transpose) trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+ const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb, int64_t stride_b, float beta, float* C,
+ int64_t ldc, int64_t stride_c, int64_t batch) {
+  const int32_t layout = layout_of(trans_a, trans_b);
+  if (layout < 0) return STRATA_C(INVALID_ARGUMENT);
+  BatchJob job;
+  job.first = Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, layout};
+  job.stride_a = stride_a;
+  job.stride_b = stride_b;
+  job.stride_c = stride_c;
+  job.count = batch;
+  return run_batch(job);
 }
 
 int STRATA_X(cblas_sgemm)(int order, int trans_a, int trans_b, int M, int N, int K, float alpha, const float* A,

@@ -1,0 +1,71 @@
+// Part of the dispatcher (see dispatch_rules.h): the checks of a call's arguments, before it plans or runs anything.
+#ifndef STRATA_DISPATCH_CHECKS_H_
+#define STRATA_DISPATCH_CHECKS_H_
+
+namespace STRATA_PACKAGE_INTERNAL {
+namespace {
+
+// ---- Argument checks ---------------------------------------------------------------------------------------------
+
+bool cpu_supported() {
+  static const bool supported = cpu_runs_kernels();
+  return supported;
+}
+
+// Largest element offset touched in a rows x cols row-major matrix with leading dimension ld, or -1 when it (in
+// bytes) overflows. Checked multiplies instead of a division: three 64-bit divisions would cost a tiny GEMM more
+// than its arithmetic.
+int64_t extent(int64_t rows, int64_t cols, int64_t ld) {
+  if (rows == 0 || cols == 0) return 0;
+  int64_t elements = 0, bytes = 0;
+  if (__builtin_mul_overflow(rows - 1, ld, &elements) || __builtin_add_overflow(elements, cols, &elements) ||
+      __builtin_mul_overflow(elements, static_cast<int64_t>(sizeof(float)), &bytes))
+    return -1;
+  return elements;
+}
+
+// Whether a plan can be made for M x N x K: the sizes of some valid call, whose matrices' extents with the
+// tightest leading dimensions do not overflow (the planner multiplies two sizes at a time, as a call's check
+// allows it to).
+STRATA_X(status) plannable(int64_t M, int64_t N, int64_t K) {
+  if (M < 0 || N < 0 || K < 0) return STRATA_C(INVALID_SIZE);
+  if (extent(M, K, K) < 0 || extent(K, N, N) < 0 || extent(M, N, N) < 0) return STRATA_C(SIZE_OVERFLOW);
+  return STRATA_C(OK);
+}
+
+// The usual call in a few instructions: every size and leading dimension in [0, 2^30) (so that no extent can
+// overflow: 2^60 elements of 4 bytes), leading dimensions long enough, all three matrices given, a supported CPU.
+// Anything else takes the full check, which names the first problem but is a visible share of a tiny GEMM
+// (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "plainly-valid").
+bool plainly_valid(const Gemm& g) {
+  const uint64_t any_bits = static_cast<uint64_t>(g.M) | static_cast<uint64_t>(g.N) | static_cast<uint64_t>(g.K) |
+                            static_cast<uint64_t>(g.lda) | static_cast<uint64_t>(g.ldb) |
+                            static_cast<uint64_t>(g.ldc);
+  return any_bits < (uint64_t{1} << 30) && g.lda >= (g.a_transposed() ? g.M : g.K) &&
+         g.ldb >= (g.b_transposed() ? g.K : g.N) && g.ldc >= g.N && g.lda > 0 && g.ldb > 0 && g.ldc > 0 &&
+         g.A != nullptr && g.B != nullptr && g.C != nullptr && cpu_supported();
+}
+
+STRATA_X(status) check(const Gemm& g) {
+  if (plainly_valid(g)) return STRATA_C(OK);
+  if (g.M < 0 || g.N < 0 || g.K < 0) return STRATA_C(INVALID_SIZE);
+  // The stored shapes: a transposed A is K x M, a transposed B N x K.
+  const int64_t a_rows = g.a_transposed() ? g.K : g.M, a_cols = g.a_transposed() ? g.M : g.K;
+  const int64_t b_rows = g.b_transposed() ? g.N : g.K, b_cols = g.b_transposed() ? g.K : g.N;
+  if (g.lda < std::max<int64_t>(1, a_cols) || g.ldb < std::max<int64_t>(1, b_cols) ||
+      g.ldc < std::max<int64_t>(1, g.N))
+    return STRATA_C(INVALID_LEADING_DIM);
+  const bool touches_c = g.M > 0 && g.N > 0;
+  const bool reads_ab = touches_c && g.K > 0 && g.alpha != 0.0f;
+  if ((touches_c && g.C == nullptr) || (reads_ab && (g.A == nullptr || g.B == nullptr)))
+    return STRATA_C(NULL_POINTER);
+  if (extent(a_rows, a_cols, g.lda) < 0 || extent(b_rows, b_cols, g.ldb) < 0 || extent(g.M, g.N, g.ldc) < 0)
+    return STRATA_C(SIZE_OVERFLOW);
+  if (!cpu_supported()) return STRATA_C(UNSUPPORTED_CPU);
+  return STRATA_C(OK);
+}
+
+}  // namespace
+}  // namespace STRATA_PACKAGE_INTERNAL
+
+#endif  // STRATA_DISPATCH_CHECKS_H_
