@@ -1,7 +1,8 @@
 // Stress program for a generated CPU package, built against it with sanitizers by tests/test_sanitizers.cpp:
 //   - a random sweep of shapes (0, 1, primes, every kernel's tile and block sizes +-1), leading dimensions (tight,
 //     padded, thousands apart), alpha and beta (0, 1, -1, fractions; C prefilled with NaN when beta is 0), thread
-//     counts and entry points, each checked element by element against a double-precision reference;
+//     counts and entry points (a strided batch among them), each checked element by element against a
+//     double-precision reference;
 //   - every invalid argument of the C API, each with its documented status and C left as it was;
 //   - plans for sizes at and past the 64-bit limits;
 //   - concurrent callers while other threads change the thread count and install and remove host parallel-for
@@ -76,7 +77,8 @@ std::string describe(const char* entry, int64_t m, int64_t n, int64_t k, int64_t
   return text;
 }
 
-enum class Entry { dispatch, kernel, workspace };
+// batched: the call as a strided batch of 2 to 5 products sharing A and B (strides of 0), each on its own C.
+enum class Entry { dispatch, kernel, workspace, batched };
 
 // One call with fresh operands, checked against a double-precision reference on every element of C and on the
 // padding between C's rows, which must stay as it was.
@@ -92,14 +94,22 @@ void check_call(Tally& tally, std::mt19937_64& rng, Entry entry, int32_t kernel,
   for (float& x : c) x = nan_c ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(value(rng)) / 64.0f;
   const std::vector<float> c_before = c;
   Status status = kOk;
-  const std::string what = describe(entry == Entry::dispatch ? "dispatch"
-                                    : entry == Entry::kernel ? "kernel"
-                                                             : "ws",
+  const int64_t products = entry == Entry::batched ? 2 + static_cast<int64_t>(rng() % 4) : 1;
+  const std::string what = describe(entry == Entry::dispatch  ? "dispatch"
+                                    : entry == Entry::kernel  ? "kernel"
+                                    : entry == Entry::batched ? "batched"
+                                                              : "ws",
                                     m, n, k, lda, ldb, ldc, alpha, beta, threads);
+  std::vector<float> batch_c;
   if (entry == Entry::dispatch) {
     status = PKG(m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
   } else if (entry == Entry::kernel) {
     status = API(with_kernel)(kernel, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+  } else if (entry == Entry::batched) {
+    for (int64_t i = 0; i < products; ++i) batch_c.insert(batch_c.end(), c.begin(), c.end());
+    status = API(gemm_batched)(static_cast<API(transpose)>(0), static_cast<API(transpose)>(0), m, n, k, alpha,
+                               a.data(), lda, 0, b.data(), ldb, 0, beta, batch_c.data(), ldc,
+                               static_cast<int64_t>(c.size()), products);
   } else {
     const size_t bytes = API(workspace_size)(m, n, k);
     std::vector<unsigned char> workspace(bytes + 1);
@@ -109,27 +119,32 @@ void check_call(Tally& tally, std::mt19937_64& rng, Entry entry, int32_t kernel,
   tally.expect(status == kOk, what + ": status " + std::to_string(static_cast<int>(status)));
   if (status != kOk) return;
   int64_t bad = 0;
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < ldc; ++j) {
-      const size_t at = static_cast<size_t>(i * ldc + j);
-      if (j >= n) {
-        bad += std::memcmp(&c[at], &c_before[at], sizeof(float)) != 0;
-        continue;
+  for (int64_t index = 0; index < products; ++index) {
+    if (entry == Entry::batched)
+      std::copy(batch_c.begin() + index * static_cast<int64_t>(c.size()),
+                batch_c.begin() + (index + 1) * static_cast<int64_t>(c.size()), c.begin());
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < ldc; ++j) {
+        const size_t at = static_cast<size_t>(i * ldc + j);
+        if (j >= n) {
+          bad += std::memcmp(&c[at], &c_before[at], sizeof(float)) != 0;
+          continue;
+        }
+        double sum = 0, magnitude = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          const double product = static_cast<double>(a[static_cast<size_t>(i * lda + p)]) *
+                                 static_cast<double>(b[static_cast<size_t>(p * ldb + j)]);
+          sum += product;
+          magnitude += std::fabs(product);
+        }
+        const double old = nan_c ? 0.0 : static_cast<double>(c_before[at]);
+        const double expected = static_cast<double>(alpha) * sum + static_cast<double>(beta) * old;
+        const double tolerance =
+            1e-6 * static_cast<double>(k + 2) * (std::fabs(static_cast<double>(alpha)) * magnitude + std::fabs(old)) +
+            1e-30;
+        if (!(std::fabs(static_cast<double>(c[at]) - expected) <= tolerance)) ++bad;
       }
-      double sum = 0, magnitude = 0;
-      for (int64_t p = 0; p < k; ++p) {
-        const double product = static_cast<double>(a[static_cast<size_t>(i * lda + p)]) *
-                               static_cast<double>(b[static_cast<size_t>(p * ldb + j)]);
-        sum += product;
-        magnitude += std::fabs(product);
-      }
-      const double old = nan_c ? 0.0 : static_cast<double>(c_before[at]);
-      const double expected = static_cast<double>(alpha) * sum + static_cast<double>(beta) * old;
-      const double tolerance =
-          1e-6 * static_cast<double>(k + 2) * (std::fabs(static_cast<double>(alpha)) * magnitude + std::fabs(old)) +
-          1e-30;
-      if (!(std::fabs(static_cast<double>(c[at]) - expected) <= tolerance)) ++bad;
-    }
+  }
   tally.expect(bad == 0, what + ": " + std::to_string(bad) + " wrong elements");
 }
 
@@ -165,7 +180,7 @@ void random_sweep(Tally& tally, int calls) {
                   ldc = std::max<int64_t>(1, n) + pads[rng() % 6];
     const int threads = 1 + static_cast<int>(rng() % 3);
     tally.expect(API(set_num_threads)(threads) == kOk, "set_num_threads");
-    const auto entry = static_cast<Entry>(rng() % 3);
+    const auto entry = static_cast<Entry>(rng() % 4);
     const auto kernel = static_cast<int32_t>(rng() % static_cast<uint64_t>(API(kernel_count)()));
     check_call(tally, rng, entry, kernel, m, n, k, lda, ldb, ldc, alphas[rng() % 5], betas[rng() % 4], threads);
   }
@@ -291,7 +306,7 @@ void concurrency(Tally& tally, int calls_per_thread) {
       for (int call = 0; call < calls_per_thread; ++call) {
         const int64_t m = 1 + static_cast<int64_t>(rng() % 200), n = 1 + static_cast<int64_t>(rng() % 200),
                       k = 1 + static_cast<int64_t>(rng() % 200);
-        check_call(tally, rng, static_cast<Entry>(rng() % 3), 0, m, n, k, k, n, n, 1.0f, 0.5f, 0);
+        check_call(tally, rng, static_cast<Entry>(rng() % 4), 0, m, n, k, k, n, n, 1.0f, 0.5f, 0);
       }
     });
   for (auto& c : callers) c.join();

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   8d68714ef5210251f69543d3630100050a26b6d8fe835bdadf387f8125b002ae  template cpu/runtime/dispatch.cpp
+//   f4c8a81ce67461a4f4ebfb140a7f81bf10bf27dab2d182e3144d1554d8576397  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: the per-call plan (kernel, blocking, threads) from the cost model in cost_model.h,
 // packing, the loops around the micro-kernels, the thread pool, strided batches and the C API.
@@ -286,9 +286,13 @@ Gemm product(const BatchJob& job, int64_t i) {
 }
 
 // Runs products [begin, end) each on at most max_threads threads (0: current_threads()), keeping the first failure.
+// A product the calling thread's last plan runs at once takes that way, as a call of its own would (see
+// ran_at_once): the products of a batch are one shape.
 void run_products(BatchJob& job, int64_t begin, int64_t end, int32_t max_threads) {
   for (int64_t i = begin; i < end; ++i) {
-    const STRATA_X(status) status = execute(product(job, i), -1, nullptr, 0, false, max_threads);
+    const Gemm g = product(job, i);
+    if (g.layout == 0 && ran_at_once(g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, -1)) continue;
+    const STRATA_X(status) status = execute(g, -1, nullptr, 0, false, max_threads);
     int32_t none = 0;
     if (status != STRATA_C(OK)) job.status.compare_exchange_strong(none, static_cast<int32_t>(status));
   }

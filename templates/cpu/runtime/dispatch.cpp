@@ -277,9 +277,13 @@ Gemm product(const BatchJob& job, int64_t i) {
 }
 
 // Runs products [begin, end) each on at most max_threads threads (0: current_threads()), keeping the first failure.
+// A product the calling thread's last plan runs at once takes that way, as a call of its own would (see
+// ran_at_once): the products of a batch are one shape.
 void run_products(BatchJob& job, int64_t begin, int64_t end, int32_t max_threads) {
   for (int64_t i = begin; i < end; ++i) {
-    const STRATA_X(status) status = execute(product(job, i), -1, nullptr, 0, false, max_threads);
+    const Gemm g = product(job, i);
+    if (g.layout == 0 && ran_at_once(g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, -1)) continue;
+    const STRATA_X(status) status = execute(g, -1, nullptr, 0, false, max_threads);
     int32_t none = 0;
     if (status != STRATA_C(OK)) job.status.compare_exchange_strong(none, static_cast<int32_t>(status));
   }
