@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   f4c8a81ce67461a4f4ebfb140a7f81bf10bf27dab2d182e3144d1554d8576397  template cpu/runtime/dispatch.cpp
+//   1a9912985526eaaf3f07938d1db1834a70269d6b61a778b5a0c6c8e44398abcf  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: the per-call plan (kernel, blocking, threads) from the cost model in cost_model.h,
 // packing, the loops around the micro-kernels, the thread pool, strided batches and the C API.
@@ -167,7 +167,7 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
     return STRATA_C(OK);
   }
   const Plan plan = ready_plan(wanted);
-  if (!plan.packed && runs_dots(plan.kernel, g.M, g.N, g.K, g.layout)) {
+  if (plan.dots) {
     const Kernel& k = kKernels[plan.kernel];
     Gemm call = g;
     if (g.a_transposed()) {  // the dot products read A's rows: a row-major copy of A, B as stored

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   482a708715fcb136efa8b695826ed45fa6ac40222df7270b607c5efa90d95707  template cpu/runtime/dispatch_direct.h
+//   cb83a76fbaebbf8cf9be8d636fd56b3f9f2b9d518f3d5b936742798868b08387  template cpu/runtime/dispatch_direct.h
 
 // Part of the dispatcher (see dispatch_rules.h): a call's operands, its workspace, and the paths that run A and B
 // in place (direct tiles, row streams, wide rows, split K).
@@ -82,7 +82,7 @@ size_t workspace_bytes(const Plan& plan, int64_t M, int64_t N, int64_t K) {
 
 // A plan's best one-thread alternative (see ready_plan).
 Plan alone_plan(const Plan& plan) {
-  return Plan{plan.alone.kernel, 1, plan.alone.packed, plan.alone.seconds, 1, plan.alone};
+  return Plan{plan.alone.kernel, 1, plan.alone.packed, plan.alone.dots, plan.alone.seconds, 1, plan.alone};
 }
 
 // What a call of this plan may need: either the plan itself or, when it finds the pool asleep, its alternative.

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   f4c8a81ce67461a4f4ebfb140a7f81bf10bf27dab2d182e3144d1554d8576397  template cpu/runtime/dispatch.cpp
+//   1a9912985526eaaf3f07938d1db1834a70269d6b61a778b5a0c6c8e44398abcf  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: the per-call plan (kernel, blocking, threads) from the cost model in cost_model.h,
 // packing, the loops around the micro-kernels, the thread pool, strided batches and the C API.
@@ -168,7 +168,7 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
     return STRATA_C(OK);
   }
   const Plan plan = ready_plan(wanted);
-  if (!plan.packed && runs_dots(plan.kernel, g.M, g.N, g.K, g.layout)) {
+  if (plan.dots) {
     const Kernel& k = kKernels[plan.kernel];
     Gemm call = g;
     if (g.a_transposed()) {  // the dot products read A's rows: a row-major copy of A, B as stored

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   002cd7aabb1ff486dc0abd2c82670859187d255ae77fbb62173ca43d7775c902  template cpu/runtime/dispatch_rules.h
+//   afc624b0b51438cf8e55ec185c5f09e72b48c9d3d4aca0c0b27f0baac9c58bcb  template cpu/runtime/dispatch_rules.h
 
 // Part of the dispatcher (dispatch.cpp includes the dispatch_*.h parts in order, one translation unit): the plan a
 // call runs, and the rules that choose between packing and running in place.
@@ -34,12 +34,14 @@ struct Plan {
   int32_t kernel;
   int32_t threads;
   bool packed;
+  bool dots;  // in place over a transposed B, as dot products (see runs_dots)
   double seconds;
   int32_t row_shares;  // packed: C's rows are cut into this many thread blocks, its columns into threads / this
   // The best plan on one thread, for a call that finds the pool asleep (see ready_plan()).
   struct Alone {
     int32_t kernel;
     bool packed;
+    bool dots;
     double seconds;
   } alone;
 };

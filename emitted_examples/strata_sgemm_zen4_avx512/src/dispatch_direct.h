@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   482a708715fcb136efa8b695826ed45fa6ac40222df7270b607c5efa90d95707  template cpu/runtime/dispatch_direct.h
+//   cb83a76fbaebbf8cf9be8d636fd56b3f9f2b9d518f3d5b936742798868b08387  template cpu/runtime/dispatch_direct.h
 
 // Part of the dispatcher (see dispatch_rules.h): a call's operands, its workspace, and the paths that run A and B
 // in place (direct tiles, row streams, wide rows, split K).
@@ -83,7 +83,7 @@ size_t workspace_bytes(const Plan& plan, int64_t M, int64_t N, int64_t K) {
 
 // A plan's best one-thread alternative (see ready_plan).
 Plan alone_plan(const Plan& plan) {
-  return Plan{plan.alone.kernel, 1, plan.alone.packed, plan.alone.seconds, 1, plan.alone};
+  return Plan{plan.alone.kernel, 1, plan.alone.packed, plan.alone.dots, plan.alone.seconds, 1, plan.alone};
 }
 
 // What a call of this plan may need: either the plan itself or, when it finds the pool asleep, its alternative.

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   2e9ef50afbfd9daff42ea368473fed06c6b6cdc3e3624df18eb31247d4024c7f  template cpu/runtime/dispatch_prices.h
+//   3b9ede2b1ffc3a7aec8ff592e6652643b8384271b0f43e19337be1c9e0373989  template cpu/runtime/dispatch_prices.h
 
 // Part of the dispatcher (see dispatch_rules.h): the prices of the direct, streamed and held-row paths, the
 // thread counts worth trying, and the lower bounds that skip kernels which cannot win.
@@ -525,6 +525,7 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
   const WorkFloor& floor = kWorkFloors.of[id];
   const double m = static_cast<double>(M), n = static_cast<double>(N), depth = static_cast<double>(K);
   const bool blocks = packed && streamed == 0;
+  bool dots = false;  // set below, once the floor has not ruled the path out
   const double pack_b_s = blocks ? packed_b_block_s(k, M, N, K) : 0.0;  // per block (0 where level 1 is modelled)
   const double pack_b_floor_s = pack_b_s / static_cast<double>(k.k1 * k.n1) * kFloorShave;  // per element
   const double work_s =
@@ -539,7 +540,7 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
     tiling.l1.pack_b_s = pack_b_s;
     strata_model::estimate_units(kMachine, tiling, shape, kTopLevel, counts.count, counts.size, seconds);
   } else {
-    const bool dots = runs_dots(id, M, N, K, layout);
+    dots = runs_dots(id, M, N, K, layout);
     const DirectWork work = dots ? dots_work(id, M, N, K) : direct_work(id, M, N, K);
     const double copies_s = transposes_s(M, N, K, dots ? layout & kTransA : layout);
     for (int i = 0; i < counts.size; ++i)
@@ -551,12 +552,14 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
     if (threads == 1 && seconds[i] < alone->seconds) {
       alone->kernel = id;
       alone->packed = packed;
+      alone->dots = dots;
       alone->seconds = seconds[i];
     }
     if (seconds[i] < best->seconds) {
       best->kernel = id;
       best->threads = threads;
       best->packed = packed;
+      best->dots = dots;
       best->seconds = seconds[i];
     }
   }
@@ -575,8 +578,8 @@ Plan cheapest_plan(int64_t M, int64_t N, int64_t K, int32_t layout, int32_t max_
   const int32_t first = forced >= 0 ? forced : 0;
   // alone is made from the values, not copied from best.alone: the copy's wide load of best's narrow stores stalls on
   // store forwarding (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "plan-copies").
-  Plan best{first, 1, false, none, 1, {first, false, none}};
-  Plan::Alone alone{first, false, none};
+  Plan best{first, 1, false, false, none, 1, {first, false, false, none}};
+  Plan::Alone alone{first, false, false, none};
   offer(first, M, N, K, layout, counts, false, &best, &alone);
   if (forced < 0)
     for (int32_t id = 1; id < kKernelCount; ++id) offer(id, M, N, K, layout, counts, true, &best, &alone);

@@ -159,7 +159,7 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
     return STRATA_C(OK);
   }
   const Plan plan = ready_plan(wanted);
-  if (!plan.packed && runs_dots(plan.kernel, g.M, g.N, g.K, g.layout)) {
+  if (plan.dots) {
     const Kernel& k = kKernels[plan.kernel];
     Gemm call = g;
     if (g.a_transposed()) {  // the dot products read A's rows: a row-major copy of A, B as stored

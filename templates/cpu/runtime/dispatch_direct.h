@@ -74,7 +74,7 @@ size_t workspace_bytes(const Plan& plan, int64_t M, int64_t N, int64_t K) {
 
 // A plan's best one-thread alternative (see ready_plan).
 Plan alone_plan(const Plan& plan) {
-  return Plan{plan.alone.kernel, 1, plan.alone.packed, plan.alone.seconds, 1, plan.alone};
+  return Plan{plan.alone.kernel, 1, plan.alone.packed, plan.alone.dots, plan.alone.seconds, 1, plan.alone};
 }
 
 // What a call of this plan may need: either the plan itself or, when it finds the pool asleep, its alternative.

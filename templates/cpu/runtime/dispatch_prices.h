@@ -516,6 +516,7 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
   const WorkFloor& floor = kWorkFloors.of[id];
   const double m = static_cast<double>(M), n = static_cast<double>(N), depth = static_cast<double>(K);
   const bool blocks = packed && streamed == 0;
+  bool dots = false;  // set below, once the floor has not ruled the path out
   const double pack_b_s = blocks ? packed_b_block_s(k, M, N, K) : 0.0;  // per block (0 where level 1 is modelled)
   const double pack_b_floor_s = pack_b_s / static_cast<double>(k.k1 * k.n1) * kFloorShave;  // per element
   const double work_s =
@@ -530,7 +531,7 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
     tiling.l1.pack_b_s = pack_b_s;
     strata_model::estimate_units(kMachine, tiling, shape, kTopLevel, counts.count, counts.size, seconds);
   } else {
-    const bool dots = runs_dots(id, M, N, K, layout);
+    dots = runs_dots(id, M, N, K, layout);
     const DirectWork work = dots ? dots_work(id, M, N, K) : direct_work(id, M, N, K);
     const double copies_s = transposes_s(M, N, K, dots ? layout & kTransA : layout);
     for (int i = 0; i < counts.size; ++i)
@@ -542,12 +543,14 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
     if (threads == 1 && seconds[i] < alone->seconds) {
       alone->kernel = id;
       alone->packed = packed;
+      alone->dots = dots;
       alone->seconds = seconds[i];
     }
     if (seconds[i] < best->seconds) {
       best->kernel = id;
       best->threads = threads;
       best->packed = packed;
+      best->dots = dots;
       best->seconds = seconds[i];
     }
   }
@@ -566,8 +569,8 @@ Plan cheapest_plan(int64_t M, int64_t N, int64_t K, int32_t layout, int32_t max_
   const int32_t first = forced >= 0 ? forced : 0;
   // alone is made from the values, not copied from best.alone: the copy's wide load of best's narrow stores stalls on
   // store forwarding (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "plan-copies").
-  Plan best{first, 1, false, none, 1, {first, false, none}};
-  Plan::Alone alone{first, false, none};
+  Plan best{first, 1, false, false, none, 1, {first, false, false, none}};
+  Plan::Alone alone{first, false, false, none};
   offer(first, M, N, K, layout, counts, false, &best, &alone);
   if (forced < 0)
     for (int32_t id = 1; id < kKernelCount; ++id) offer(id, M, N, K, layout, counts, true, &best, &alone);

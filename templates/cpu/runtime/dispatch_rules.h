@@ -25,12 +25,14 @@ struct Plan {
   int32_t kernel;
   int32_t threads;
   bool packed;
+  bool dots;  // in place over a transposed B, as dot products (see runs_dots)
   double seconds;
   int32_t row_shares;  // packed: C's rows are cut into this many thread blocks, its columns into threads / this
   // The best plan on one thread, for a call that finds the pool asleep (see ready_plan()).
   struct Alone {
     int32_t kernel;
     bool packed;
+    bool dots;
     double seconds;
   } alone;
 };
