@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   1a9912985526eaaf3f07938d1db1834a70269d6b61a778b5a0c6c8e44398abcf  template cpu/runtime/dispatch.cpp
+//   cded575adf0f95d7ca77cbc1c85e3ab28dab6f5ee39e49a625269acff04d55b3  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: the per-call plan (kernel, blocking, threads) from the cost model in cost_model.h,
 // packing, the loops around the micro-kernels, the thread pool, strided batches and the C API.
@@ -291,7 +291,8 @@ Gemm product(const BatchJob& job, int64_t i) {
 void run_products(BatchJob& job, int64_t begin, int64_t end, int32_t max_threads) {
   for (int64_t i = begin; i < end; ++i) {
     const Gemm g = product(job, i);
-    if (g.layout == 0 && ran_at_once(g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, -1)) continue;
+    if (g.layout == 0 && ran_at_once(g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, -1))
+      continue;
     const STRATA_X(status) status = execute(g, -1, nullptr, 0, false, max_threads);
     int32_t none = 0;
     if (status != STRATA_C(OK)) job.status.compare_exchange_strong(none, static_cast<int32_t>(status));
@@ -315,31 +316,10 @@ bool side_by_side(const Gemm& g, int64_t count, int32_t threads) {
   return side_by_side_s < after_another_s;
 }
 
-// The checks a batch adds to its first product's, check(): C's products apart from each other, and every operand's
-// last product within reach of 64-bit byte offsets.
-STRATA_X(status) check_batch(const BatchJob& job) {
-  const Gemm& g = job.first;
-  if (job.count <= 1 || g.M == 0 || g.N == 0) return STRATA_C(OK);
-  const int64_t c_extent = extent(g.M, g.N, g.ldc);
-  if (job.stride_c < c_extent) return STRATA_C(INVALID_ARGUMENT);
-  const int64_t extents[3] = {g.a_transposed() ? extent(g.K, g.M, g.lda) : extent(g.M, g.K, g.lda),
-                              g.b_transposed() ? extent(g.N, g.K, g.ldb) : extent(g.K, g.N, g.ldb), c_extent};
-  const int64_t strides[3] = {job.stride_a, job.stride_b, job.stride_c};
-  for (int i = 0; i < 3; ++i) {
-    int64_t last = 0, bytes = 0;
-    if (__builtin_mul_overflow(job.count - 1, strides[i], &last) || __builtin_add_overflow(last, extents[i], &last) ||
-        __builtin_mul_overflow(last, static_cast<int64_t>(sizeof(float)), &bytes))
-      return STRATA_C(SIZE_OVERFLOW);
-  }
-  return STRATA_C(OK);
-}
-
 STRATA_X(status) run_batch(BatchJob& job) noexcept {
-  if (job.count < 0) return STRATA_C(INVALID_SIZE);
-  if (job.stride_a < 0 || job.stride_b < 0 || job.stride_c < 0) return STRATA_C(INVALID_ARGUMENT);
-  if (job.count == 0) return STRATA_C(OK);
-  if (const STRATA_X(status) s = check(job.first); s != STRATA_C(OK)) return s;
-  if (const STRATA_X(status) s = check_batch(job); s != STRATA_C(OK)) return s;
+  const int64_t strides[3] = {job.stride_a, job.stride_b, job.stride_c};
+  const STRATA_X(status) checked = check_batch(job.first, job.count, strides);
+  if (checked != STRATA_C(OK) || job.count == 0) return checked;
   try {
     const int32_t threads = current_threads();
     if (side_by_side(job.first, job.count, threads)) {

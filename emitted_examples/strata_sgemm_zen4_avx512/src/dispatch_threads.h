@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   2ae3f736e94a8e907609a516a8a64decbc50fa206278526c753d84dac09213cd  template cpu/runtime/dispatch_threads.h
+//   8e537abf1c508b53694e449696f71478f12b2a43f4a7c084fb077e449fae65a2  template cpu/runtime/dispatch_threads.h
 
 // Part of the dispatcher (see dispatch_rules.h): the thread count, the worker pool and the host's parallel-for hook.
 #ifndef STRATA_DISPATCH_THREADS_H_
@@ -101,9 +101,9 @@ bool thread_clock_works() {
 // of a region ran, over the region's wall time, is the number of CPUs the region got. Only regions long enough that
 // waking the workers is a small part of them are counted (kMeasuredSeconds, kMeasuredWakes). Where a region got less
 // than kContendedShare of a CPU per thread, the calls after it plan for the CPUs it got (cpu_limit()) for a back-off
-// time; the limit then lapses, and the next counted region measures again. A limit found again after one lapsed
-// doubles the back-off (up to kLastBackoffSeconds): CPUs that stay busy are probed rarely, and CPUs that become free
-// are used again within kLastBackoffSeconds and one region.
+// time; the limit then lapses, and the next counted region measures again. A limit found again before a counted
+// region finds the CPUs free doubles the back-off (up to kLastBackoffNs): CPUs that stay busy are probed rarely, and
+// CPUs that become free are used again within kLastBackoffNs and one region.
 class ThreadPool {
  public:
   static constexpr double kSpinSeconds = 50e-6;

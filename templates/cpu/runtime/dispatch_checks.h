@@ -46,12 +46,21 @@ bool plainly_valid(const Gemm& g) {
          g.A != nullptr && g.B != nullptr && g.C != nullptr && cpu_supported();
 }
 
+// The extents (see extent()) of A, B and C as stored: a transposed A is K x M, a transposed B N x K.
+struct Extents {
+  int64_t of[3];
+  bool overflow() const { return of[0] < 0 || of[1] < 0 || of[2] < 0; }
+};
+
+Extents stored_extents(const Gemm& g) {
+  return Extents{{g.a_transposed() ? extent(g.K, g.M, g.lda) : extent(g.M, g.K, g.lda),
+                  g.b_transposed() ? extent(g.N, g.K, g.ldb) : extent(g.K, g.N, g.ldb), extent(g.M, g.N, g.ldc)}};
+}
+
 STRATA_X(status) check(const Gemm& g) {
   if (plainly_valid(g)) return STRATA_C(OK);
   if (g.M < 0 || g.N < 0 || g.K < 0) return STRATA_C(INVALID_SIZE);
-  // The stored shapes: a transposed A is K x M, a transposed B N x K.
-  const int64_t a_rows = g.a_transposed() ? g.K : g.M, a_cols = g.a_transposed() ? g.M : g.K;
-  const int64_t b_rows = g.b_transposed() ? g.N : g.K, b_cols = g.b_transposed() ? g.K : g.N;
+  const int64_t a_cols = g.a_transposed() ? g.M : g.K, b_cols = g.b_transposed() ? g.K : g.N;
   if (g.lda < std::max<int64_t>(1, a_cols) || g.ldb < std::max<int64_t>(1, b_cols) ||
       g.ldc < std::max<int64_t>(1, g.N))
     return STRATA_C(INVALID_LEADING_DIM);
@@ -59,9 +68,28 @@ STRATA_X(status) check(const Gemm& g) {
   const bool reads_ab = touches_c && g.K > 0 && g.alpha != 0.0f;
   if ((touches_c && g.C == nullptr) || (reads_ab && (g.A == nullptr || g.B == nullptr)))
     return STRATA_C(NULL_POINTER);
-  if (extent(a_rows, a_cols, g.lda) < 0 || extent(b_rows, b_cols, g.ldb) < 0 || extent(g.M, g.N, g.ldc) < 0)
-    return STRATA_C(SIZE_OVERFLOW);
+  if (stored_extents(g).overflow()) return STRATA_C(SIZE_OVERFLOW);
   if (!cpu_supported()) return STRATA_C(UNSUPPORTED_CPU);
+  return STRATA_C(OK);
+}
+
+// A strided batch's arguments: `count` products of `first`'s shape, product i's operands strides[0..2] * i elements
+// past first's A, B and C. Checked in order: the count, the strides, the first product (check()), C's products apart
+// from each other, and every operand's last product within reach of 64-bit byte offsets. A batch of 0 is valid.
+STRATA_X(status) check_batch(const Gemm& first, int64_t count, const int64_t strides[3]) {
+  if (count < 0) return STRATA_C(INVALID_SIZE);
+  if (strides[0] < 0 || strides[1] < 0 || strides[2] < 0) return STRATA_C(INVALID_ARGUMENT);
+  if (count == 0) return STRATA_C(OK);
+  if (const STRATA_X(status) s = check(first); s != STRATA_C(OK)) return s;
+  if (count == 1 || first.M == 0 || first.N == 0) return STRATA_C(OK);
+  const Extents extents = stored_extents(first);
+  if (strides[2] < extents.of[2]) return STRATA_C(INVALID_ARGUMENT);
+  for (int i = 0; i < 3; ++i) {
+    int64_t last = 0, bytes = 0;
+    if (__builtin_mul_overflow(count - 1, strides[i], &last) || __builtin_add_overflow(last, extents.of[i], &last) ||
+        __builtin_mul_overflow(last, static_cast<int64_t>(sizeof(float)), &bytes))
+      return STRATA_C(SIZE_OVERFLOW);
+  }
   return STRATA_C(OK);
 }
 

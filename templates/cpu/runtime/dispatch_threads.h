@@ -92,9 +92,9 @@ bool thread_clock_works() {
 // of a region ran, over the region's wall time, is the number of CPUs the region got. Only regions long enough that
 // waking the workers is a small part of them are counted (kMeasuredSeconds, kMeasuredWakes). Where a region got less
 // than kContendedShare of a CPU per thread, the calls after it plan for the CPUs it got (cpu_limit()) for a back-off
-// time; the limit then lapses, and the next counted region measures again. A limit found again after one lapsed
-// doubles the back-off (up to kLastBackoffSeconds): CPUs that stay busy are probed rarely, and CPUs that become free
-// are used again within kLastBackoffSeconds and one region.
+// time; the limit then lapses, and the next counted region measures again. A limit found again before a counted
+// region finds the CPUs free doubles the back-off (up to kLastBackoffNs): CPUs that stay busy are probed rarely, and
+// CPUs that become free are used again within kLastBackoffNs and one region.
 class ThreadPool {
  public:
   static constexpr double kSpinSeconds = 50e-6;
