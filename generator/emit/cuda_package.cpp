@@ -282,6 +282,10 @@ std::string render_cuda_manifest(const PackageInputs& in, const std::vector<Unit
   return y;
 }
 
+// Hopper's warpgroup MMA (sm_90a) takes f16 operands from shared memory; the package adds its kernels for a
+// descriptor of compute capability 9.0 and f16 inputs.
+bool uses_wgmma(const Arch& arch, const Op& op) { return arch.isa.sm == 90 && op.a_type == DataType::f16; }
+
 constexpr int64_t kPartnerMaxM = 16;  // one m16 MMA tile: below this the Tensor Cores compute padding
 
 // The CUDA-core kernels an f16 package adds beside its Tensor Core kernels: the same sieve and selection, over a
@@ -455,6 +459,10 @@ std::map<std::string, std::string> render_cuda_package(const PackageInputs& in, 
   for (const Rendered& r : rendered) {
     const std::string body = renderer.render(r.tpl, dict);
     files[r.path] = header(r.style, {r.tpl}) + body;
+  }
+  if (uses_wgmma(arch, op)) {
+    const char* tpl = "cuda/wgmma_kernels.cuh.tpl";
+    files["src/wgmma_kernels.cuh"] = header(CommentStyle::cpp, {tpl}) + renderer.render(tpl, dict);
   }
   // The README lists the kernels as the manifest does, so it is rendered with the descriptions filled in.
   for (const CudaKernel& k : kernels) {

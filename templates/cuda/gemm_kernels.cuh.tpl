@@ -92,13 +92,12 @@ __device__ __forceinline__ void load_tile(T* shared, const T* global, int64_t ld
   }
 }
 
-// Level 2: the block's tile coordinates. Blocks are numbered along gridDim.x; consecutive blocks walk down a group
-// of GROUP_M block rows before moving one block column right, so the blocks resident at one time cover a compact
-// region of C and reuse each other's A rows and B columns from L2.
+// Level 2: the coordinates of tile `id`. Consecutive ids walk down a group of GROUP_M tile rows before moving one
+// tile column right, so the tiles computed at one time cover a compact region of C and reuse each other's A rows
+// and B columns from L2.
 template <int GROUP_M>
-__device__ __forceinline__ void block_coordinates(int64_t m_tiles, int64_t n_tiles, int64_t* tile_m,
-                                                  int64_t* tile_n) {
-  const int64_t id = blockIdx.x;
+__device__ __forceinline__ void tile_coordinates(int64_t id, int64_t m_tiles, int64_t n_tiles, int64_t* tile_m,
+                                                 int64_t* tile_n) {
   const int64_t per_group = static_cast<int64_t>(GROUP_M) * n_tiles;
   const int64_t group = id / per_group;
   const int64_t first_m = group * GROUP_M;
@@ -106,6 +105,13 @@ __device__ __forceinline__ void block_coordinates(int64_t m_tiles, int64_t n_til
   const int64_t local = id - group * per_group;
   *tile_m = first_m + local % rows;
   *tile_n = local / rows;
+}
+
+// The block's tile: blocks are numbered along gridDim.x.
+template <int GROUP_M>
+__device__ __forceinline__ void block_coordinates(int64_t m_tiles, int64_t n_tiles, int64_t* tile_m,
+                                                  int64_t* tile_n) {
+  tile_coordinates<GROUP_M>(blockIdx.x, m_tiles, n_tiles, tile_m, tile_n);
 }
 
 // This block's share of k: split s of gridDim.z covers [s * k_per_split, min(K, (s + 1) * k_per_split)).

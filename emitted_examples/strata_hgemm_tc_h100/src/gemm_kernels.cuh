@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   1cb41ea03600a9922eb4b24eacc243633c851740fe48f152c849b1252d8cb169  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   9ecc7ef74fead567409f7487ee93bda1b0b264a015c4cba75525579afd1230a5  template cuda/gemm_kernels.cuh.tpl
+//   4a0600eba61ed9c0f2768e6a2a1b549ce6201a0b35ca0ac070340c54e4ff3130  template cuda/gemm_kernels.cuh.tpl
 
 // Device code shared by every kernel of strata_hgemm_tc_h100: the cp.async tile loader, the Tensor Core (mma.sync) block
 // kernel, the CUDA-core (FMA) block kernel and the split-K reduction. Each src/kernels/*.cu instantiates one kernel
@@ -100,13 +100,12 @@ __device__ __forceinline__ void load_tile(T* shared, const T* global, int64_t ld
   }
 }
 
-// Level 2: the block's tile coordinates. Blocks are numbered along gridDim.x; consecutive blocks walk down a group
-// of GROUP_M block rows before moving one block column right, so the blocks resident at one time cover a compact
-// region of C and reuse each other's A rows and B columns from L2.
+// Level 2: the coordinates of tile `id`. Consecutive ids walk down a group of GROUP_M tile rows before moving one
+// tile column right, so the tiles computed at one time cover a compact region of C and reuse each other's A rows
+// and B columns from L2.
 template <int GROUP_M>
-__device__ __forceinline__ void block_coordinates(int64_t m_tiles, int64_t n_tiles, int64_t* tile_m,
-                                                  int64_t* tile_n) {
-  const int64_t id = blockIdx.x;
+__device__ __forceinline__ void tile_coordinates(int64_t id, int64_t m_tiles, int64_t n_tiles, int64_t* tile_m,
+                                                 int64_t* tile_n) {
   const int64_t per_group = static_cast<int64_t>(GROUP_M) * n_tiles;
   const int64_t group = id / per_group;
   const int64_t first_m = group * GROUP_M;
@@ -114,6 +113,13 @@ __device__ __forceinline__ void block_coordinates(int64_t m_tiles, int64_t n_til
   const int64_t local = id - group * per_group;
   *tile_m = first_m + local % rows;
   *tile_n = local / rows;
+}
+
+// The block's tile: blocks are numbered along gridDim.x.
+template <int GROUP_M>
+__device__ __forceinline__ void block_coordinates(int64_t m_tiles, int64_t n_tiles, int64_t* tile_m,
+                                                  int64_t* tile_n) {
+  tile_coordinates<GROUP_M>(blockIdx.x, m_tiles, n_tiles, tile_m, tile_n);
 }
 
 // This block's share of k: split s of gridDim.z covers [s * k_per_split, min(K, (s + 1) * k_per_split)).
