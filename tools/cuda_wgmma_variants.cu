@@ -1,6 +1,6 @@
 // wgmma kernel experiments on a Hopper GPU: instantiates the H100 fp16 example's wgmma kernel template
 // (src/wgmma_kernels.cuh) with several block shapes, checks each against cuBLAS on edge shapes (beta 0 over NaN,
-// beta != 0, ldc > N, split-K partial sums), then times each against cuBLAS (cublasGemmEx, fp16 in, fp32
+// beta != 0, ldc > N, split-K reduced in the same launch), then times each against cuBLAS (cublasGemmEx, fp16 in, fp32
 // accumulate and out), interleaved per shape, medians of CUDA-event timings on random data. A calibration aid for
 // the model, not part of any package. Build and run from the repository root on an sm_90 GPU:
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a tools/cuda_wgmma_variants.cu -lcublas -o /tmp/w
@@ -154,22 +154,21 @@ void check(const Variant& v, int64_t M, int64_t N, int64_t K, int64_t ldc, float
       for (int64_t c = N; c < ldc; ++c)
         if (got[r * ldc + c] != 12345.0f) err = 1e30;
   } else {
+    // Split-K in the same launch: partial sums in a workspace, a zeroed counter per tile, C written by the split
+    // of each tile that finishes last.
     const int64_t k_tiles = (K + 63) / 64;
     const int64_t kps = (k_tiles + splits - 1) / splits * 64;
     const int real = static_cast<int>((K + kps - 1) / kps);
     float* partial = nullptr;
-    CHECK_CUDA(cudaMalloc(&partial, static_cast<size_t>(real) * M * N * 4));
-    W::GemmParams p = params(M, N, K, buf, ldc, alpha, beta, v, kps, partial);
+    W::GemmParams p = params(M, N, K, buf, ldc, alpha, beta, v, kps, nullptr);
+    const size_t tiles = static_cast<size_t>(p.m_tiles * p.n_tiles);
+    CHECK_CUDA(cudaMalloc(&partial, static_cast<size_t>(real) * M * N * 4 + tiles * 4));
+    p.partial = partial;
+    p.tile_counters = reinterpret_cast<unsigned int*>(partial + static_cast<size_t>(real) * M * N);
+    CHECK_CUDA(cudaMemset(p.tile_counters, 0, tiles * 4));
     CHECK_CUDA(v.launch(p, real, g_sms, nullptr));
     CHECK_CUDA(cudaDeviceSynchronize());
-    std::vector<float> part(static_cast<size_t>(real) * M * N);
-    CHECK_CUDA(cudaMemcpy(part.data(), partial, part.size() * 4, cudaMemcpyDeviceToHost));
-    for (int64_t r = 0; r < M; ++r)
-      for (int64_t c = 0; c < N; ++c) {
-        double s = 0;
-        for (int q = 0; q < real; ++q) s += part[(q * M + r) * N + c];
-        got[r * ldc + c] = static_cast<float>(beta == 0.0f ? alpha * s : alpha * s + beta * c0[r * ldc + c]);
-      }
+    CHECK_CUDA(cudaMemcpy(got.data(), buf.c, c_elems * 4, cudaMemcpyDeviceToHost));
     err = compare(got, want, M, N, ldc);
     CHECK_CUDA(cudaFree(partial));
   }

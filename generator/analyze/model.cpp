@@ -128,6 +128,7 @@ strata_gpu::Sm gpu_sm(const Arch& arch) {
 int64_t gpu_occupancy(const strata_gpu::Sm& sm, const SieveResult& sieve, int block, int warp) {
   const Candidate& b = sieve.levels.at(1).candidates.at(static_cast<size_t>(block));
   const Candidate& w = sieve.levels.at(0).candidates.at(static_cast<size_t>(warp));
+  if (b.blocks_per_sm > 0) return strata_gpu::enabled(sm) ? b.blocks_per_sm : 1;
   const int64_t warps = (b.tile[kAxisM] / w.tile[kAxisM]) * (b.tile[kAxisN] / w.tile[kAxisN]);
   return strata_gpu::blocks_per_sm(sm, warps * std::max<int64_t>(1, sm.warp_size), w.registers, b.footprint_bytes);
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "analyze/wgmma_family.h"
 #include "common/inert_text.h"
 #include "emit/manifest.h"
 #include "emit/package_writer.h"
@@ -18,7 +19,13 @@ const char* const kCudaModelledNote =
 
 namespace {
 
-const char* unit_name(ComputeUnit u) { return u == ComputeUnit::tensor_core ? "tensor_core" : "cuda_core"; }
+const char* unit_name(ComputeUnit u, bool wgmma = false) {
+  return wgmma ? "wgmma" : u == ComputeUnit::tensor_core ? "tensor_core" : "cuda_core";
+}
+
+// Hopper's warpgroup MMA (sm_90a) takes f16 operands from shared memory: the package adds its kernels where the
+// descriptor declares isa.wgmma (sm 90 only) and the inputs are f16.
+bool uses_wgmma(const Arch& arch, const Op& op) { return arch.isa.wgmma.present() && op.a_type == DataType::f16; }
 
 bool is_m16n8k16(const MmaShape& mma) { return mma.m == 16 && mma.n == 8 && mma.k == 16; }
 
@@ -29,6 +36,8 @@ struct UnitKernels {
   strata_model::Machine machine{};
   const Selection* selection = nullptr;
   int64_t grid_max_m = 8192;  // the selection grid's largest M
+  bool wgmma = false;         // Hopper's warpgroup kernels (analyze/wgmma_family.h)
+  int sm_index = 0;           // the dispatcher's SM model for the unit's kernels (kSmModels)
 };
 
 // A kernel of the package, with everything its templates and the manifest need. The formulas for threads and
@@ -42,7 +51,9 @@ struct CudaKernel {
   const SieveResult* sieve = nullptr;
   std::array<int64_t, kNumAxes> warp{}, block{}, grid{};
   int stages = 1, threads = 0, group_m = 1, registers_estimate = 0;
-  int tm = 0, tn = 0, warp_rows = 0;  // CUDA cores
+  int tm = 0, tn = 0, warp_rows = 0;    // CUDA cores
+  bool wgmma = false, swapped = false;  // wgmma: consumer warpgroups of 64 x wgmma_n tiles, C^T when swapped
+  int consumers = 0, wgmma_n = 0, sm_index = 0;
   int64_t shared_bytes = 0;
   int64_t sieve_shared_bytes = 0;  // what the sieve's shared-memory constraint counted
   int64_t occupancy = 1;           // blocks per SM by the model's count (templates/cuda/gpu_model.h)
@@ -63,6 +74,7 @@ CudaKernel describe_kernel(const Arch& arch, const Op& op, const UnitKernels& u,
   c.grid = l2.tile;
   c.stages = l1.stages;
   c.registers_estimate = l0.registers;
+  c.sm_index = u.sm_index;
   // 0: the kernel's unit is ranked without gpu_model.h's block level (CUDA cores; see select_options_for).
   c.occupancy = u.unit == ComputeUnit::tensor_core && arch.isa.models_occupancy() ? k.occupancy : 0;
   c.group_m = static_cast<int>(c.grid[0] / c.block[0]);
@@ -70,7 +82,17 @@ CudaKernel describe_kernel(const Arch& arch, const Op& op, const UnitKernels& u,
   c.threads = static_cast<int>(warps * 32);
   const int64_t a = op.a_bytes();
   c.sieve_shared_bytes = l1.footprint_bytes;
-  if (c.unit == ComputeUnit::tensor_core) {
+  if (u.wgmma) {
+    c.wgmma = true;
+    c.swapped = l0.swapped;
+    c.wgmma_n = static_cast<int>(l0.swapped ? l0.tile[kAxisM] : l0.tile[kAxisN]);
+    c.consumers = static_cast<int>(c.block[l0.swapped ? kAxisN : kAxisM] / kWgmmaRows);
+    c.threads = 128 * (c.consumers + 1);
+    c.occupancy = k.occupancy;
+    c.shared_bytes = wgmma_shared_bytes(kWgmmaRows * c.consumers, c.wgmma_n, c.block[2], c.stages);
+    c.name = fmt::format("k{}_wg_{}x{}x{}_c{}_s{}{}", id, c.block[0], c.block[1], c.block[2], c.consumers, c.stages,
+                         c.swapped ? "_t" : "");
+  } else if (c.unit == ComputeUnit::tensor_core) {
     c.shared_bytes = c.stages * (c.block[0] + c.block[1]) * (c.block[2] + 8) * 2;
     c.name = fmt::format("k{}_tc_{}x{}x{}_w{}x{}_s{}", id, c.block[0], c.block[1], c.block[2], c.warp[0], c.warp[1],
                          c.stages);
@@ -89,6 +111,14 @@ CudaKernel describe_kernel(const Arch& arch, const Op& op, const UnitKernels& u,
 }
 
 std::string kernel_description(const CudaKernel& k) {
+  if (k.wgmma)
+    return fmt::format(
+        "Tensor Cores (wgmma m64n{}k16, f16 x f16 + f32{}): warpgroup tile {}x{}x{}; block tile {}x{}x{} ({} "
+        "consumer warpgroup(s) and a producer, {} threads, {} TMA stages, {} B of shared memory), persistent; grid "
+        "tile {}x{}x{} (groups of {} tile rows)",
+        k.wgmma_n, k.swapped ? ", C^T computed from B's rows" : "", k.warp[0], k.warp[1], k.warp[2], k.block[0],
+        k.block[1], k.block[2], k.consumers, k.threads, k.stages, k.shared_bytes, k.grid[0], k.grid[1], k.grid[2],
+        k.group_m);
   const std::string level0 =
       k.unit == ComputeUnit::tensor_core
           ? fmt::format("Tensor Cores (mma.sync m16n8k16, f16 x f16 + f32): warp tile {}x{}x{} ({} x {} fragments)",
@@ -105,6 +135,14 @@ std::string kernel_description(const CudaKernel& k) {
 // Which descriptor limit each level's tile is closest to, in words, for the manifest.
 std::string binding(const Arch& arch, const CudaKernel& k, int level) {
   const IsaInfo& isa = arch.isa;
+  if (k.wgmma && level == 0)
+    return fmt::format("wgmma m64n{}k16 from shared memory: {} accumulator registers per consumer thread", k.wgmma_n,
+                       k.wgmma_n / 2);
+  if (k.wgmma && level == 1)
+    return fmt::format(
+        "shared memory {} of {} B per block ({} stages of 128-byte swizzled k slices); one persistent "
+        "block of {} threads per SM",
+        k.shared_bytes, isa.shared_memory_per_block_bytes, k.stages, k.threads);
   if (level == 0)
     return fmt::format(
         "registers: about {} of {} per thread by the sieve's count (accumulators, one k-slice of "
@@ -149,7 +187,11 @@ void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
   d->SetValue("OP_DESCRIPTION", op.description);
   d->SetIntValue("SM", arch.isa.sm);
   d->SetValue("SM_DOTTED", fmt::format("{}.{}", arch.isa.sm / 10, arch.isa.sm % 10));
-  d->SetValue("BUILT_FOR", fmt::format("sm_{}", arch.isa.sm));
+  // wgmma kernels need the architecture-specific target (sm_90a) where the others take the plain one.
+  const std::string architecture = fmt::format("{}{}", arch.isa.sm, uses_wgmma(arch, op) ? "a" : "");
+  d->SetValue("CUDA_ARCHITECTURE", architecture);
+  d->SetValue("BUILT_FOR", "sm_" + architecture);
+  if (uses_wgmma(arch, op)) d->ShowSection("WGMMA_PACKAGE");
   d->SetIntValue("SMS", arch.levels.back().parallel_units);
   d->SetValue("A_TYPE", to_string(op.a_type));
   d->SetValue("B_TYPE", to_string(op.b_type));
@@ -183,7 +225,7 @@ void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
 }
 
 void fill_machine(const Arch& arch, const UnitKernels& u, ctemplate::TemplateDictionary* d) {
-  d->SetValue("UNIT", unit_name(u.unit));
+  d->SetValue("UNIT", unit_name(u.unit, u.wgmma));
   fill_model_machine(arch, u.machine, d);
 }
 
@@ -207,6 +249,17 @@ void fill_kernel(const Op& op, const CudaKernel& k, ctemplate::TemplateDictionar
   d->SetValue("L0_SECONDS", literal(k.selected->tiling.l0_measured_s));
   d->SetValue("OCCUPANCY", std::to_string(k.occupancy));
   d->SetIntValue("MACHINE_INDEX", k.machine_index);
+  d->SetIntValue("SM_INDEX", k.sm_index);
+  d->SetValue("WGMMA", k.wgmma ? "true" : "false");
+  d->SetValue("KERNEL_HEADER", k.wgmma ? "wgmma_kernels.cuh" : "gemm_kernels.cuh");
+  if (k.wgmma) {
+    d->ShowSection("WGMMA");
+    d->SetIntValue("CONSUMERS", k.consumers);
+    d->SetIntValue("WGMMA_N", k.wgmma_n);
+    d->SetValue("SWAPPED", k.swapped ? "true" : "false");
+    return;
+  }
+  d->ShowSection("BLOCKS");
   if (k.unit == ComputeUnit::tensor_core) {
     d->ShowSection("TENSOR_CORES");
   } else {
@@ -242,7 +295,7 @@ std::string render_cuda_manifest(const PackageInputs& in, const std::vector<Unit
   y += "  grid: \"per axis 1, 2, 3, 4, 6, ... 8192 (powers of two and 1.5x powers of two); no user shapes\"\n";
   y += "  units:\n";
   for (const UnitKernels& u : units) {
-    y += fmt::format("    - unit: {}\n", unit_name(u.unit));
+    y += fmt::format("    - unit: {}\n", unit_name(u.unit, u.wgmma));
     y += fmt::format("      grid_max_m: {}\n", u.grid_max_m);
     y += fmt::format("      grid_shapes: {}\n", u.selection->grid_shapes);
     y += fmt::format("      geomean_vs_unrestricted: {:.4f}\n", u.selection->geomean_vs_unrestricted);
@@ -257,7 +310,7 @@ std::string render_cuda_manifest(const PackageInputs& in, const std::vector<Unit
     const CudaKernel& k = kernels[id];
     y += fmt::format("  - id: {}\n", id);
     y += fmt::format("    name: {}\n", k.name);
-    y += fmt::format("    unit: {}\n", unit_name(k.unit));
+    y += fmt::format("    unit: {}\n", unit_name(k.unit, k.wgmma));
     y += fmt::format("    shapes_won_within_unit: {}\n", k.selected->shapes_won);
     y += fmt::format("    example_shape: [{}, {}, {}]\n", k.selected->example_shape[0], k.selected->example_shape[1],
                      k.selected->example_shape[2]);
@@ -281,10 +334,6 @@ std::string render_cuda_manifest(const PackageInputs& in, const std::vector<Unit
   }
   return y;
 }
-
-// Hopper's warpgroup MMA (sm_90a) takes f16 operands from shared memory; the package adds its kernels for a
-// descriptor of compute capability 9.0 and f16 inputs.
-bool uses_wgmma(const Arch& arch, const Op& op) { return arch.isa.sm == 90 && op.a_type == DataType::f16; }
 
 constexpr int64_t kPartnerMaxM = 16;  // one m16 MMA tile: below this the Tensor Cores compute padding
 
@@ -323,6 +372,45 @@ Partner cuda_core_partner(const Arch& arch, const Op& op) {
   so.level0_allowed = cuda_emittable_level0(p.arch, op, p.sieve);
   p.selection = select_kernels(p.sieve, p.machine, gpu_level0_seconds(p.arch, op, p.sieve), so);
   return p;
+}
+
+// The wgmma kernels of a Hopper package: the family ranked over the whole selection grid by its own SM model.
+struct WgmmaUnit {
+  SieveResult family;
+  strata_model::Machine machine{};
+  strata_gpu::Sm sm{};
+  Selection selection;
+};
+
+constexpr size_t kWgmmaKernels = 6;
+
+WgmmaUnit wgmma_unit(const Arch& arch, const Op& op) {
+  WgmmaUnit w;
+  w.family = wgmma_family(arch, op);
+  w.machine = wgmma_machine(arch, op, w.family);
+  w.sm = wgmma_sm(arch);
+  SelectOptions so;
+  so.max_kernels = kWgmmaKernels;
+  so.level0_pool = w.family.levels[0].candidates.size();
+  so.whole_levels = 2;
+  so.gpu = w.sm;
+  w.selection = select_kernels(w.family, w.machine, wgmma_level0_seconds(arch, w.family), so);
+  return w;
+}
+
+void fill_sm(const strata_gpu::Sm& sm, ctemplate::TemplateDictionary* d) {
+  d->SetValue("SM_REGISTERS", std::to_string(sm.registers));
+  d->SetValue("SM_REGISTER_UNIT", std::to_string(sm.register_unit));
+  d->SetValue("SM_SHARED_BYTES", std::to_string(sm.shared_bytes));
+  d->SetValue("SM_SHARED_RESERVED", std::to_string(sm.shared_reserved));
+  d->SetValue("SM_THREADS", std::to_string(sm.threads));
+  d->SetValue("SM_BLOCKS", std::to_string(sm.blocks_per_sm_max));
+  d->SetValue("SM_WARP_SIZE", std::to_string(sm.warp_size));
+  d->SetValue("SM_STEP_K", std::to_string(sm.step_k));
+  d->SetValue("SM_SYNC_S", literal(sm.sync_s));
+  d->SetValue("SM_STEP_LATENCY_S", literal(sm.step_latency_s));
+  d->SetValue("SM_SHARED_BPS", literal(sm.shared_Bps));
+  d->SetValue("SM_STEP_FLOOR_S", literal(sm.step_floor_s));
 }
 
 }  // namespace
@@ -398,6 +486,14 @@ std::map<std::string, std::string> render_cuda_package(const PackageInputs& in, 
     units.push_back(
         UnitKernels{ComputeUnit::cuda_core, &partner.sieve, partner.machine, &partner.selection, kPartnerMaxM});
   }
+  WgmmaUnit wgmma;
+  std::vector<strata_gpu::Sm> sms = {gpu_sm(arch)};
+  if (uses_wgmma(arch, op)) {
+    wgmma = wgmma_unit(arch, op);
+    units.push_back(UnitKernels{ComputeUnit::tensor_core, &wgmma.family, wgmma.machine, &wgmma.selection, 8192, true,
+                                static_cast<int>(sms.size())});
+    sms.push_back(wgmma.sm);
+  }
   std::vector<CudaKernel> kernels;
   for (size_t u = 0; u < units.size(); ++u)
     for (const SelectedKernel& k : units[u].selection->kernels) {
@@ -415,18 +511,7 @@ std::map<std::string, std::string> render_cuda_package(const PackageInputs& in, 
   ctemplate::TemplateDictionary dict("package");
   fill_common(in, &dict);
   for (const UnitKernels& u : units) fill_machine(arch, u, dict.AddSectionDictionary("MACHINE"));
-  const strata_gpu::Sm sm = gpu_sm(arch);
-  dict.SetValue("SM_REGISTERS", std::to_string(sm.registers));
-  dict.SetValue("SM_REGISTER_UNIT", std::to_string(sm.register_unit));
-  dict.SetValue("SM_SHARED_BYTES", std::to_string(sm.shared_bytes));
-  dict.SetValue("SM_SHARED_RESERVED", std::to_string(sm.shared_reserved));
-  dict.SetValue("SM_THREADS", std::to_string(sm.threads));
-  dict.SetValue("SM_BLOCKS", std::to_string(sm.blocks_per_sm_max));
-  dict.SetValue("SM_WARP_SIZE", std::to_string(sm.warp_size));
-  dict.SetValue("SM_STEP_K", std::to_string(sm.step_k));
-  dict.SetValue("SM_SYNC_S", literal(sm.sync_s));
-  dict.SetValue("SM_STEP_LATENCY_S", literal(sm.step_latency_s));
-  dict.SetValue("SM_SHARED_BPS", literal(sm.shared_Bps));
+  for (const strata_gpu::Sm& sm : sms) fill_sm(sm, dict.AddSectionDictionary("SM_MODEL"));
   for (const CudaKernel& k : kernels) fill_kernel(op, k, dict.AddSectionDictionary("KERNEL"));
 
   for (const CudaKernel& k : kernels) {

@@ -25,8 +25,12 @@ struct Candidate {
   int registers = 0;   // CPU: vector registers; GPU: 32-bit registers per thread
   int mma_index = -1;  // Tensor Cores: index into isa.mma
   int thread_m = 0, thread_n = 0, warp_rows = 0, warp_cols = 0;  // CUDA cores: per-thread tile and warp layout
+  // GPU level 0: a wgmma warpgroup tile that computes C^T (B's rows on wgmma's 64-row side; see WgmmaInfo).
+  bool swapped = false;
   // GPU level 1 detail.
   int stages = 1;
+  // GPU level 1, > 0: the blocks per SM the kernel runs with whatever its resources allow (a persistent kernel).
+  int64_t blocks_per_sm = 0;
   // Cross-layer map: indices of the level L-1 candidates this tile is a multiple of (sorted).
   std::vector<int> children;
 };

@@ -24,6 +24,21 @@ struct MmaShape {
   DataType a = DataType::f16, b = DataType::f16, c = DataType::f32;
 };
 
+// Hopper's warpgroup MMA (wgmma, sm_90a) as the CUDA package's persistent kernels use it: one producer warpgroup
+// copying k slices of both operands into shared-memory stages with the tensor copy engine, one or more consumer
+// warpgroups each issuing wgmma m64nNk16 for 64 rows. Absent (n empty): the descriptor's GPU has no wgmma.
+struct WgmmaInfo {
+  std::vector<int> n;               // wgmma n the kernels may use (level 0: 64 x n warpgroup tiles)
+  std::vector<int> consumers;       // consumer warpgroups per block (level 1)
+  int slice_k = 0;                  // k elements per shared-memory stage: one swizzled row
+  int stages_max = 0;               // deepest ring of stages
+  double efficiency = 0;            // the fraction of the Tensor Cores' peak that back-to-back wgmma sustains
+  double slice_floor_cycles = 0;    // a k slice's dependent wgmma take at least this long, however narrow the tile
+  double slice_latency_cycles = 0;  // per k slice a lone consumer waits beyond its wgmma work (barrier, hand-over)
+  std::string source;
+  bool present() const { return !n.empty(); }
+};
+
 // Instruction-set facts for the level-0 sieve. CPU fields are meaningful for x86_64/aarch64, GPU fields for
 // cuda; the loader rejects keys that do not belong to the descriptor's target.
 struct IsaInfo {
@@ -65,6 +80,7 @@ struct IsaInfo {
   double block_sync_cycles = 0;         // per k tile of a block: barrier, pipeline wait, next stage's copies issued
   double warp_step_latency_cycles = 0;  // per k16 step of a warp that no other warp of its sub-partition covers
   bool models_occupancy() const { return blocks_per_sm_max > 0; }
+  WgmmaInfo wgmma;  // CUDA, optional
   std::string source;
 };
 

@@ -38,7 +38,8 @@ const std::vector<std::string> kCudaIsaKeys = {"sm",
                                                "blocks_per_sm_max",
                                                "register_allocation_unit",
                                                "block_sync_cycles",
-                                               "warp_step_latency_cycles"};
+                                               "warp_step_latency_cycles",
+                                               "wgmma"};
 // The occupancy group of the CUDA isa: all or none.
 const std::vector<std::string> kOccupancyKeys = {
     "shared_memory_per_sm_bytes", "shared_memory_reserved_per_block_bytes",
@@ -99,6 +100,28 @@ MmaShape read_mma(const YAML::Node& node, const std::string& file, size_t index)
   return mma;
 }
 
+WgmmaInfo read_wgmma(const YAML::Node& node, const std::string& file, const IsaInfo& isa) {
+  MapReader r(node, file, "isa.wgmma");
+  WgmmaInfo w;
+  for (int64_t n : r.integer_list("n", 8, 256)) {
+    if (n % 16 != 0) r.fail("n", fmt::format("{} is not a multiple of 16 (the kernels' wgmma n steps)", n));
+    w.n.push_back(static_cast<int>(n));
+  }
+  w.consumers = to_ints(r.integer_list("consumers", 1, 2));
+  w.slice_k = static_cast<int>(r.integer("slice_k", 64, 64));
+  w.stages_max = static_cast<int>(r.integer("stages_max", 2, 64));
+  w.efficiency = r.number("efficiency", 0, true);
+  if (w.efficiency > 1) r.fail("efficiency", "is a fraction of the peak (at most 1)");
+  w.slice_floor_cycles = r.number("slice_floor_cycles", 0, false);
+  w.slice_latency_cycles = r.number("slice_latency_cycles", 0, false);
+  w.source = r.string("source");
+  r.finish();
+  if (isa.sm != 90)
+    throw Error(pos_of(node, file),
+                fmt::format("isa: 'wgmma' needs sm 90 (sm_90a), this descriptor has sm {}", isa.sm));
+  return w;
+}
+
 IsaInfo read_cuda_isa(MapReader& r) {
   IsaInfo isa;
   isa.vector = VectorIsa::none;
@@ -142,6 +165,13 @@ IsaInfo read_cuda_isa(MapReader& r) {
       r.fail("registers_per_sm", "is smaller than one warp of registers_per_thread_max");
     isa.block_sync_cycles = r.number("block_sync_cycles", 0, false);
     isa.warp_step_latency_cycles = r.number("warp_step_latency_cycles", 0, false);
+  }
+  if (r.has("wgmma")) {
+    isa.wgmma = read_wgmma(r.node("wgmma"), r.file(), isa);
+    if (!isa.models_occupancy())
+      r.fail("wgmma",
+             "needs the occupancy fields (shared_memory_per_sm_bytes to warp_step_latency_cycles): the "
+             "wgmma kernels are ranked by the block level they configure");
   }
   reject_other_target_keys(r, kCpuIsaKeys, "CPU (x86_64, aarch64)");
   return isa;

@@ -100,6 +100,18 @@ void put_cuda_isa(YAML::Emitter& out, const IsaInfo& isa) {
     put_number(out, "block_sync_cycles", isa.block_sync_cycles);
     put_number(out, "warp_step_latency_cycles", isa.warp_step_latency_cycles);
   }
+  if (isa.wgmma.present()) {
+    out << YAML::Key << "wgmma" << YAML::Value << YAML::BeginMap;
+    put_int_list(out, "n", isa.wgmma.n);
+    put_int_list(out, "consumers", isa.wgmma.consumers);
+    put_int(out, "slice_k", isa.wgmma.slice_k);
+    put_int(out, "stages_max", isa.wgmma.stages_max);
+    put_number(out, "efficiency", isa.wgmma.efficiency);
+    put_number(out, "slice_floor_cycles", isa.wgmma.slice_floor_cycles);
+    put_number(out, "slice_latency_cycles", isa.wgmma.slice_latency_cycles);
+    put_string(out, "source", isa.wgmma.source);
+    out << YAML::EndMap;
+  }
 }
 
 void put_isa(YAML::Emitter& out, const Arch& arch) {

@@ -1,7 +1,8 @@
-// CUDA target. A package builds with nvcc for sm_80 and sm_90 (the architectures of the shipped descriptors, so
-// every package is checked on both), with ptxas -v reports checked against the descriptor limits its manifest
-// records (ptxas_check.h). The self-test then needs a GPU of compute capability 8.0 or later: without one it
-// reports itself skipped, which verify counts as a failure (no kernel ran); `--no-run` builds and checks only.
+// CUDA target. A package builds with nvcc for sm_80 and sm_90a (the architectures of the shipped descriptors, the
+// Hopper one with its wgmma instructions, so every package is checked on both), with ptxas -v reports checked against
+// the descriptor limits its manifest records (ptxas_check.h). The self-test then needs a GPU of compute
+// capability 8.0 or later: without one it reports itself skipped, which verify counts as a failure (no kernel ran);
+// `--no-run` builds and checks only.
 #include <fmt/format.h>
 
 #include <cctype>
@@ -20,7 +21,7 @@ std::vector<BuildConfig> cuda_configs(const PackageInfo& package) {
   std::string prefix = package.name;
   for (char& c : prefix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   // PTXAS_VERBOSE makes nvcc print every kernel's ptxas report into the build output.
-  nvcc.cmake_args = {"-DCMAKE_CUDA_ARCHITECTURES=80;90", "-D" + prefix + "_PTXAS_VERBOSE=ON"};
+  nvcc.cmake_args = {"-DCMAKE_CUDA_ARCHITECTURES=80;90a", "-D" + prefix + "_PTXAS_VERBOSE=ON"};
   nvcc.runs_on = "on this machine's GPU";
   nvcc.requirements = {
       {"nvcc", "the CUDA toolkit (12.0 or later) must be on PATH; tools/setup.sh does not install it"}};

@@ -7,9 +7,10 @@
 cmake_minimum_required(VERSION 3.18)
 
 # The descriptor's GPU (compute capability {{SM_DOTTED}}). Must be set before project(), which would otherwise pick
-# nvcc's default. Override with -DCMAKE_CUDA_ARCHITECTURES="80;90" and the like; the kernels need 80 or newer.
+# nvcc's default. Override with -DCMAKE_CUDA_ARCHITECTURES="80;90" and the like; the kernels need 80 or newer{{#WGMMA_PACKAGE}},
+# and the wgmma kernels run only from a build that includes 90a{{/WGMMA_PACKAGE}}.
 if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-  set(CMAKE_CUDA_ARCHITECTURES {{SM}})
+  set(CMAKE_CUDA_ARCHITECTURES {{CUDA_ARCHITECTURE}})
 endif()
 
 project({{PACKAGE}} VERSION {{PACKAGE_VERSION}} LANGUAGES CXX CUDA)
@@ -105,7 +106,14 @@ if(NOT MSVC)
   target_compile_options({{PACKAGE}} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fvisibility-inlines-hidden>)
 endif()
 target_compile_definitions({{PACKAGE}} PRIVATE {{PACKAGE_UPPER}}_BUILDING)
-# The C++ runtime a static {{PACKAGE}} needs, named for a program linked by a C compiler: its API is C, so a C-only
+{{#WGMMA_PACKAGE}}# wgmma and setmaxnreg exist only in sm_90a code; other targets compile those kernels empty, and the dispatcher
+# runs them only when the build holds sm_90a code for them.
+foreach(_arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+  if(_arch MATCHES "^90a")
+    target_compile_definitions({{PACKAGE}} PRIVATE {{PACKAGE_UPPER}}_WGMMA_BUILT)
+  endif()
+endforeach()
+{{/WGMMA_PACKAGE}}# The C++ runtime a static {{PACKAGE}} needs, named for a program linked by a C compiler: its API is C, so a C-only
 # project links it (a C++ or CUDA link has the runtime already). A shared {{PACKAGE}} carries its own.
 set(_cxx_runtime)
 if(_library_type STREQUAL "SHARED_LIBRARY")
@@ -126,6 +134,10 @@ if({{PACKAGE_UPPER}}_BUILD_TESTS)
   enable_testing()
   add_executable({{PACKAGE}}_selftest test/selftest.cpp)
   target_link_libraries({{PACKAGE}}_selftest PRIVATE {{PACKAGE}})
+  get_target_property(_definitions {{PACKAGE}} COMPILE_DEFINITIONS)
+  if({{PACKAGE_UPPER}}_WGMMA_BUILT IN_LIST _definitions)
+    target_compile_definitions({{PACKAGE}}_selftest PRIVATE {{PACKAGE_UPPER}}_WGMMA_BUILT)  # it expects them to run
+  endif()
   target_compile_options({{PACKAGE}}_selftest PRIVATE ${_warnings})
   add_test(NAME {{PACKAGE}}_selftest COMMAND {{PACKAGE}}_selftest)
   # Without a GPU the selftest checks arguments and plans, then exits 0 with this line; report it as skipped

@@ -69,7 +69,10 @@ typedef enum {
                                                  capability (built for {{BUILT_FOR}}), or less shared memory per
                                                  block than a kernel needs */
   {{PACKAGE_UPPER}}_CUDA_ERROR = 11,          /* any other CUDA error; see {{PACKAGE}}_last_cuda_error() */
-  {{PACKAGE_UPPER}}_SYSTEM_ERROR = 12         /* the host refused a resource the call needed; C is unspecified */
+  {{PACKAGE_UPPER}}_SYSTEM_ERROR = 12,        /* the host refused a resource the call needed; C is unspecified */
+  {{PACKAGE_UPPER}}_MISALIGNED = 13           /* execute() with a plan whose wgmma kernel cannot read these
+                                                 operands: A and B must start on 16-byte boundaries with lda
+                                                 and ldb multiples of 8 (the plain call picks another kernel) */
 } {{PACKAGE}}_status;
 
 /* A short English description of a status, never null. */
@@ -92,7 +95,9 @@ typedef enum {
  * split-K and grid. Pure host computation: needs no GPU. */
 typedef struct {
   int32_t kernel_id;                  /* index into the kernel table, see kernel_count() */
-  int32_t tensor_cores;               /* 1: mma.sync on Tensor Cores; 0: fp32 FMA on CUDA cores */
+  int32_t tensor_cores;               /* 1: Tensor Cores (mma.sync or wgmma); 0: fp32 FMA on CUDA cores */
+  int32_t wgmma;                      /* 1: a persistent wgmma kernel (sm_90a): warp_* is a consumer warpgroup's
+                                         tile, block_* the block's; blocks stay resident and walk the tiles */
   int32_t warp_m, warp_n, warp_k;     /* level 0: one warp's tile */
   int32_t block_m, block_n, block_k;  /* level 1: one thread block's tile in shared memory, per pipeline stage */
   int32_t stages;                     /* cp.async pipeline depth */
@@ -107,6 +112,9 @@ typedef struct {
   double predicted_seconds;           /* the cost model's estimate for the whole call, reduction included */
 } {{PACKAGE}}_plan_t;
 
+/* {{PACKAGE}}_plan() plans for operands on 16-byte boundaries and, where the package was built for sm_90a, a device
+ * of compute capability 9.0, without asking the runtime. The plain call plans for its own operands and device, and
+ * keeps its plans per shape. */
 {{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K,
                                                          {{PACKAGE}}_plan_t* plan);
 

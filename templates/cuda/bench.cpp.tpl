@@ -1,8 +1,10 @@
 // Benchmark of {{PACKAGE}} against cuBLAS ({{CUBLAS_CALL}}), the only file of the package that uses cuBLAS.
-// Usage: {{PACKAGE}}_bench [--reps R] [--warmup W] [--kernel ID] [--csv FILE] [M,N,K ...]
-// Prints CSV: per shape the plan, the median time of each library over R timed calls (CUDA events on one stream),
-// TFLOP/s, the speedup of {{PACKAGE}} over cuBLAS, the model's prediction, and the largest difference between
-// the two results relative to the largest |C| (a check that both computed the same thing).
+// Usage: {{PACKAGE}}_bench [--reps R] [--warmup W] [--kernel ID] [--oracle] [--csv FILE] [M,N,K ...]
+// Prints CSV: per shape the plan, the median time of each library over R single calls (CUDA events on one stream),
+// TFLOP/s, the speedup of {{PACKAGE}} over cuBLAS, the model's prediction, the largest difference between the two
+// results relative to the largest |C| (a check that both computed the same thing), then the time per call of R
+// calls back to back and of a CUDA graph of R calls replayed, for both libraries, and with --oracle the fastest
+// kernel forced by id (its split-K from the model) and the dispatcher's pick over it.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -34,6 +36,7 @@ struct Shape {
 
 struct Options {
   int reps = 20, warmup = 3, kernel = -1;
+  bool oracle = false;
   std::vector<Shape> shapes;
 };
 
@@ -62,9 +65,10 @@ bool read_csv(const std::string& path, std::vector<Shape>* shapes) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: {{PACKAGE}}_bench [--reps R] [--warmup W] [--kernel ID] [--csv FILE] [M,N,K ...]\n"
+               "usage: {{PACKAGE}}_bench [--reps R] [--warmup W] [--kernel ID] [--oracle] [--csv FILE] [M,N,K ...]\n"
                "  --csv FILE   read shapes from FILE, header category,M,N,K\n"
                "  --kernel ID  force kernel ID (split-K still from the model) instead of the dispatcher\n"
+               "  --oracle     also time every kernel forced by id and report the fastest\n"
                "  without shapes: M in 1..8192 at N = K = 4096 (where the dispatcher moves from CUDA cores to\n"
                "  Tensor Cores, when the package has both), then square sizes\n");
   return 2;
@@ -73,6 +77,10 @@ int usage() {
 bool parse(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "--oracle") {
+      o->oracle = true;
+      continue;
+    }
     if (arg == "--reps" || arg == "--warmup" || arg == "--kernel" || arg == "--csv") {
       if (i + 1 >= argc) return false;
       const std::string value = argv[++i];
@@ -149,6 +157,44 @@ double median_ms(F f, int warmup, int reps, cudaStream_t stream, bool* ok) {
   return ms.empty() ? 0.0 : ms[ms.size() / 2];
 }
 
+// Milliseconds per call of `reps` calls of f issued back to back between one pair of events (launch gaps included
+// as a caller's loop sees them), and of the same calls captured once into a CUDA graph and replayed; -1 where the
+// capture fails.
+template <typename F>
+void per_call_ms(F f, int reps, cudaStream_t stream, bool* ok, double* back_to_back, double* graph) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  float t = 0;
+  cudaEventRecord(start, stream);
+  for (int i = 0; i < reps; ++i) *ok = f() && *ok;
+  cudaEventRecord(stop, stream);
+  cudaEventSynchronize(stop);
+  cudaEventElapsedTime(&t, start, stop);
+  *back_to_back = static_cast<double>(t) / reps;
+  *graph = -1;
+  cudaGraph_t g = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  bool captured = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
+  if (captured) {
+    for (int i = 0; i < reps; ++i) captured = f() && captured;
+    captured = cudaStreamEndCapture(stream, &g) == cudaSuccess && captured;
+  }
+  if (captured && cudaGraphInstantiate(&exec, g, 0) == cudaSuccess) {
+    cudaGraphLaunch(exec, stream);  // warm-up replay
+    cudaEventRecord(start, stream);
+    cudaGraphLaunch(exec, stream);
+    cudaEventRecord(stop, stream);
+    if (cudaEventSynchronize(stop) == cudaSuccess && cudaEventElapsedTime(&t, start, stop) == cudaSuccess)
+      *graph = static_cast<double>(t) / reps;
+  }
+  (void)cudaGetLastError();
+  if (exec) cudaGraphExecDestroy(exec);
+  if (g) cudaGraphDestroy(g);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -176,7 +222,8 @@ int main(int argc, char** argv) {
   cublasSetStream(handle, stream);
   std::mt19937 rng(2024);
   std::printf("category,M,N,K,kernel,tensor_cores,split_k,strata_ms,strata_tflops,cublas_ms,cublas_tflops,"
-              "speedup_vs_cublas,predicted_ms,max_rel_diff\n");
+              "speedup_vs_cublas,predicted_ms,max_rel_diff,strata_b2b_ms,cublas_b2b_ms,strata_graph_ms,"
+              "cublas_graph_ms,oracle_kernel,oracle_ms,pick_over_oracle\n");
   int failures = 0;
   for (const Shape& s : o.shapes) {
     const int64_t M = s.M, N = s.N, K = s.K;
@@ -187,13 +234,16 @@ int main(int argc, char** argv) {
     float *c = nullptr, *c_ref = nullptr, *workspace = nullptr;
     cudaMalloc(reinterpret_cast<void**>(&c), static_cast<size_t>(M * N) * sizeof(float));
     cudaMalloc(reinterpret_cast<void**>(&c_ref), static_cast<size_t>(M * N) * sizeof(float));
+    // Forced kernels run through execute() with a workspace of their own; the dispatcher's pick is the plain call,
+    // which plans (through its cache) and allocates split-K's workspace itself, as a caller's call does.
     {{PACKAGE}}_plan_t plan;
     if (o.kernel >= 0)
       {{PACKAGE}}_kernel_plan(o.kernel, M, N, K, &plan);
     else
       {{PACKAGE}}_plan(M, N, K, &plan);
-    if (plan.workspace_bytes > 0) cudaMalloc(reinterpret_cast<void**>(&workspace), plan.workspace_bytes);
-    if (!a || !b || !c || !c_ref || (plan.workspace_bytes > 0 && !workspace)) {
+    if (o.kernel >= 0 && plan.workspace_bytes > 0)
+      cudaMalloc(reinterpret_cast<void**>(&workspace), plan.workspace_bytes);
+    if (!a || !b || !c || !c_ref || (o.kernel >= 0 && plan.workspace_bytes > 0 && !workspace)) {
       std::fprintf(stderr, "%lldx%lldx%lld: out of device memory, skipped\n", static_cast<long long>(M),
                    static_cast<long long>(N), static_cast<long long>(K));
       release({a, b, c, c_ref, workspace});
@@ -202,18 +252,17 @@ int main(int argc, char** argv) {
     }
     const float alpha = 1.0f, beta = 0.0f;
     bool ok = true;
-    const double strata_ms = median_ms(
-        [&] {
-          return {{PACKAGE}}_execute(&plan, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, workspace,
-                                     plan.workspace_bytes, stream) == {{PACKAGE_UPPER}}_OK;
-        },
-        o.warmup, o.reps, stream, &ok);
+    auto strata_call = [&] {
+      const {{PACKAGE}}_status status =
+          o.kernel >= 0 ? {{PACKAGE}}_execute(&plan, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, workspace,
+                                              plan.workspace_bytes, stream)
+                        : {{PACKAGE}}(M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+      return status == {{PACKAGE_UPPER}}_OK;
+    };
     // Row-major C = A * B is column-major C^T = B^T * A^T: cuBLAS sees B first.
-    const double cublas_ms = median_ms(
-        [&] {
-          return {{CUBLAS_CALL}}(handle, {{CUBLAS_ARGS}}) == CUBLAS_STATUS_SUCCESS;
-        },
-        o.warmup, o.reps, stream, &ok);
+    auto cublas_call = [&] { return {{CUBLAS_CALL}}(handle, {{CUBLAS_ARGS}}) == CUBLAS_STATUS_SUCCESS; };
+    const double strata_ms = median_ms(strata_call, o.warmup, o.reps, stream, &ok);
+    const double cublas_ms = median_ms(cublas_call, o.warmup, o.reps, stream, &ok);
     std::vector<float> x(static_cast<size_t>(M * N)), y(x.size());
     cudaMemcpy(x.data(), c, x.size() * sizeof(float), cudaMemcpyDeviceToHost);
     cudaMemcpy(y.data(), c_ref, y.size() * sizeof(float), cudaMemcpyDeviceToHost);
@@ -225,12 +274,42 @@ int main(int argc, char** argv) {
     const double rel = scale > 0 ? diff / scale : diff;
     // fp32 accumulation of K products in different orders: a relative difference above this is a wrong result.
     if (!ok || !(rel <= 1e-3)) ++failures;
+    double strata_b2b = 0, cublas_b2b = 0, strata_graph = 0, cublas_graph = 0;
+    per_call_ms(strata_call, o.reps, stream, &ok, &strata_b2b, &strata_graph);
+    per_call_ms(cublas_call, o.reps, stream, &ok, &cublas_b2b, &cublas_graph);
+    // The oracle: every kernel forced by id with the model's split-K for it; kernels that refuse the call (a
+    // wgmma kernel on another device) are left out.
+    int oracle_id = -1;
+    double oracle_ms = 0;
+    for (int32_t id = 0; o.oracle && id < {{PACKAGE}}_kernel_count(); ++id) {
+      {{PACKAGE}}_plan_t forced;
+      float* forced_workspace = nullptr;
+      if ({{PACKAGE}}_kernel_plan(id, M, N, K, &forced) != {{PACKAGE_UPPER}}_OK ||
+          (forced.workspace_bytes > 0 &&
+           cudaMalloc(reinterpret_cast<void**>(&forced_workspace), forced.workspace_bytes) != cudaSuccess)) {
+        (void)cudaGetLastError();
+        continue;
+      }
+      bool runs = true;
+      const double t = median_ms(
+          [&] {
+            return {{PACKAGE}}_execute(&forced, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, forced_workspace,
+                                       forced.workspace_bytes, stream) == {{PACKAGE_UPPER}}_OK;
+          },
+          2, o.reps / 2 > 3 ? o.reps / 2 : 3, stream, &runs);
+      release({forced_workspace});
+      if (runs && (oracle_id < 0 || t < oracle_ms)) {
+        oracle_id = id;
+        oracle_ms = t;
+      }
+    }
     const double flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
-    std::printf("%s,%lld,%lld,%lld,%d,%d,%d,%.4f,%.2f,%.4f,%.2f,%.3f,%.4f,%.2e%s\n", s.category.c_str(),
-                static_cast<long long>(M), static_cast<long long>(N), static_cast<long long>(K), plan.kernel_id,
-                plan.tensor_cores, plan.split_k, strata_ms, flops / (strata_ms * 1e9), cublas_ms,
-                flops / (cublas_ms * 1e9), cublas_ms / strata_ms, plan.predicted_seconds * 1e3, rel,
-                ok ? "" : ",CALL_FAILED");
+    std::printf("%s,%lld,%lld,%lld,%d,%d,%d,%.4f,%.2f,%.4f,%.2f,%.3f,%.4f,%.2e,%.4f,%.4f,%.4f,%.4f,%d,%.4f,%.3f%s\n",
+                s.category.c_str(), static_cast<long long>(M), static_cast<long long>(N), static_cast<long long>(K),
+                plan.kernel_id, plan.tensor_cores, plan.split_k, strata_ms, flops / (strata_ms * 1e9), cublas_ms,
+                flops / (cublas_ms * 1e9), cublas_ms / strata_ms, plan.predicted_seconds * 1e3, rel, strata_b2b,
+                cublas_b2b, strata_graph, cublas_graph, oracle_id, oracle_ms,
+                oracle_id >= 0 ? strata_ms / oracle_ms : 0.0, ok ? "" : ",CALL_FAILED");
     std::fflush(stdout);
     release({a, b, c, c_ref, workspace});
   }

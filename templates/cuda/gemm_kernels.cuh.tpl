@@ -14,6 +14,8 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include <atomic>
+
 #include "internal.h"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -131,6 +133,20 @@ __device__ __forceinline__ void store_result(const GemmParams& p, int64_t r, int
   float* out = p.C + r * p.ldc + c;
   // beta == 0 must not read C: it may hold NaN or uninitialised memory.
   *out = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * *out;
+}
+
+// Raises `kernel`'s dynamic shared-memory limit to `bytes` on the current device once: the attribute stays set for
+// the device, so later calls skip the runtime call. `opted` holds one bit per device ordinal below 64 (higher ones
+// set it every call).
+inline cudaError_t opt_in_shared(const void* kernel, int bytes, std::atomic<uint64_t>* opted) {
+  int device = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return e;
+  const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : 0;
+  if (bit != 0 && (opted->load(std::memory_order_acquire) & bit) != 0) return cudaSuccess;
+  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (e == cudaSuccess) opted->fetch_or(bit, std::memory_order_release);
+  return e;
 }
 
 // ---- Tensor Cores ----------------------------------------------------------------------------------------

@@ -17,8 +17,10 @@
 //    the next stage's (sync_s); the stage's bytes also land in shared memory (shared_Bps). Fewer, deeper k tiles pay
 //    this less often; co-resident blocks pay it together, once per round.
 // So level 1 is one round: each of the `occupancy` blocks of an SM runs one k tile,
-//   T_round = max(wsp * T_warp, T_warp + steps * step_latency) + occupancy * Bytes(k tile) / shared_Bps + sync_s,
-// with T_warp the level-0 time of the warp's share of the k tile. Level 2 (the grid over the SMs) then has
+//   T_round = max(wsp * T_warp, max(T_warp, steps * step_floor) + steps * step_latency)
+//             + occupancy * Bytes(k tile) / shared_Bps + sync_s,
+// with T_warp the level-0 time of the warp's share of the k tile (step_floor is 0 for mma.sync and FMA warps; a
+// wgmma slice's dependent instructions take a fixed time however narrow the tile). Level 2 (the grid over the SMs) then has
 // SMs x occupancy parallel units, each with 1 / occupancy of its SM's L2 bandwidth, and its blocks keep their sums
 // in registers across k (no partial sums move between k tiles) and drain C once, at their share of DRAM among the
 // blocks resident at once. The grid is every block of the call, each spanning its whole k range as the kernel's
@@ -52,7 +54,10 @@ struct Sm {
   int64_t step_k;             // k of one warp step (one mma.sync k16, or 16 FMA k steps)
   double sync_s;              // per block k tile: barrier, pipeline wait, next stage's copies issued
   double step_latency_s;      // per warp step a warp alone on its sub-partition waits for its operands
-  double shared_Bps;          // shared-memory bandwidth of one SM (the stages' copies land there)
+  double shared_Bps;          // shared-memory bandwidth of one SM (the stages' copies land there); 0: the copies
+                              // run on the tensor copy engine beside the block's work and cost it nothing
+  double step_floor_s;        // a warp step takes at least this long however little it computes (wgmma: a slice's
+                              // dependent wgmma instructions); 0: no floor
 };
 
 inline bool enabled(const Sm& sm) { return sm.blocks_per_sm_max > 0; }
@@ -97,12 +102,14 @@ inline strata_model::LevelCost block_round(const strata_model::Machine& m, const
   const double warp_k_s = static_cast<double>(strata_model::ceil_div(block[2], warp[2])) * warp_s;
   const double steps = static_cast<double>(strata_model::ceil_div(block[2], sm.step_k));
   const double issue_s = static_cast<double>(wsp) * warp_k_s;
-  const double chain_s = warp_k_s + steps * sm.step_latency_s;
+  const double floor_s = steps * sm.step_floor_s;
+  const double chain_s = (warp_k_s > floor_s ? warp_k_s : floor_s) + steps * sm.step_latency_s;
   c.n_parallel = warps;
   c.n_temporal = strata_model::ceil_div(block[2], warp[2]);
   c.waves = wsp;
   c.compute_s = issue_s > chain_s ? issue_s : chain_s;
-  c.load_s = static_cast<double>(occupancy) * strata_model::input_bytes(m, block) / sm.shared_Bps;
+  c.load_s = sm.shared_Bps > 0 ? static_cast<double>(occupancy) * strata_model::input_bytes(m, block) / sm.shared_Bps
+                                : 0.0;
   c.store_s = 0;
   c.temporal_s = c.compute_s + c.load_s + sm.sync_s;
   c.exec_s = c.temporal_s;
@@ -175,13 +182,16 @@ inline strata_model::Estimate estimate(const strata_model::Machine& m, const Sm&
   return e;
 }
 
-// Split-K's second kernel (every partial sum and C read, C written): one launch, the bytes at DRAM's bandwidth and
-// `latency_waits` DRAM latencies. The reduction reads a thread's `splits` partial sums one after another, so a kernel
-// whose blocks this model prices waits one per split; Eqs. 5-7's kernels (blocks_per_sm 0) are priced with one.
+// Split-K's reduction (every partial sum and C read, C written): the bytes at DRAM's bandwidth and `latency_waits`
+// DRAM latencies, plus a launch where it is a second kernel. The reduction reads a thread's `splits` partial sums one
+// after another, so a kernel whose blocks this model prices waits one per split; Eqs. 5-7's kernels (blocks_per_sm
+// 0) are priced with one. The wgmma kernels reduce in the same launch (second_launch false): the last split of each
+// tile does it.
 inline double splitk_reduce_s(const strata_model::Machine& m, int64_t rows, int64_t cols, int splits,
-                              int latency_waits) {
+                              int latency_waits, bool second_launch = true) {
   const double bytes = static_cast<double>(rows) * static_cast<double>(cols) * 4.0 * (splits + 2);
-  return m.launch_s + m.problem.latency_s * static_cast<double>(latency_waits) + bytes / m.problem.bandwidth_Bps;
+  return (second_launch ? m.launch_s : 0.0) + m.problem.latency_s * static_cast<double>(latency_waits) +
+         bytes / m.problem.bandwidth_Bps;
 }
 
 }  // namespace STRATA_GPU_NAMESPACE

@@ -21,10 +21,14 @@ struct GemmParams {
   float* partial;        // split-K: M x N partial sums per split, or null to write C directly
   int64_t k_per_split;   // a multiple of the block's k tile (K itself without split-K)
   int64_t m_tiles, n_tiles;  // block tiles along M and N; gridDim.x = m_tiles * n_tiles, gridDim.z = splits
+  int64_t persistent_blocks;  // wgmma kernels: blocks to launch at most (SMs x blocks per SM), each looping over tiles
+  unsigned int* tile_counters;  // wgmma kernels under split-K: one zeroed counter per tile (same-launch reduction)
 };
 
-// Launches kernel `id` on `stream` with gridDim (m_tiles * n_tiles, 1, splits). `aligned`: A and B rows start on
-// 16-byte boundaries (cp.async of whole chunks); otherwise the element-wise variant runs.
+// Launches kernel `id` on `stream`: mma.sync and CUDA-core kernels with gridDim (m_tiles * n_tiles, 1, splits), wgmma
+// kernels with p.persistent_blocks blocks over every tile and split. `aligned`: A and B rows start on 16-byte
+// boundaries (cp.async of whole chunks; tensor maps); otherwise the element-wise variant runs, and a wgmma kernel,
+// which has none, is never asked to.
 {{#KERNEL}}cudaError_t launch_{{NAME}}(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 {{/KERNEL}}
 // C = alpha * (sum of the splits' partial sums, in split order) + beta * C: deterministic, unlike atomics.

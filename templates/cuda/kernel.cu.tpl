@@ -1,11 +1,18 @@
-// The launcher of kernel {{NAME}} (tiles in the header above): the cp.async instantiation for 16-byte aligned
-// rows, the element-wise one otherwise, on the caller's stream with gridDim (block tiles, 1, splits).
-#include "../gemm_kernels.cuh"
+// The launcher of kernel {{NAME}} (tiles in the header above){{#WGMMA}}: persistent wgmma blocks over tensor maps of A and
+// B, on the caller's stream{{/WGMMA}}{{#BLOCKS}}: the cp.async instantiation for 16-byte aligned rows, the element-wise one
+// otherwise, on the caller's stream with gridDim (block tiles, 1, splits){{/BLOCKS}}.
+#include "../{{KERNEL_HEADER}}"
 
 namespace {{PACKAGE}}_detail {
 
 cudaError_t launch_{{NAME}}(const GemmParams& p, int splits, bool aligned, cudaStream_t stream) {
-{{#TENSOR_CORES}}  using Tiles = TensorCoreTiles<{{BM}}, {{BN}}, {{BK}}, {{WM}}, {{WN}}, {{STAGES}}>;
+{{#WGMMA}}  using Tiles = WgmmaTiles<{{CONSUMERS}}, {{WGMMA_N}}, {{STAGES}}, {{SWAPPED}}>;
+  static_assert(Tiles::kThreads == {{THREADS}} && Tiles::kSharedBytes == {{SHARED_BYTES}} &&
+                    Tiles::kBlockM == {{BM}} && Tiles::kBlockN == {{BN}},
+                "the dispatcher's kernel table must describe this instantiation");
+  if (!aligned && p.K > 0) return cudaErrorInvalidValue;  // tensor maps need 16-byte rows; the dispatcher checks first
+  return launch_wgmma<{{CONSUMERS}}, {{WGMMA_N}}, {{STAGES}}, {{GROUP_M}}, {{SWAPPED}}>(p, splits, p.persistent_blocks, stream);
+{{/WGMMA}}{{#TENSOR_CORES}}  using Tiles = TensorCoreTiles<{{BM}}, {{BN}}, {{BK}}, {{WM}}, {{WN}}, {{STAGES}}>;
   void (*const kernel)(GemmParams) =
       aligned ? gemm_tensor_core<{{BM}}, {{BN}}, {{BK}}, {{WM}}, {{WN}}, {{STAGES}}, {{GROUP_M}}, true>
               : gemm_tensor_core<{{BM}}, {{BN}}, {{BK}}, {{WM}}, {{WN}}, {{STAGES}}, {{GROUP_M}}, false>;
@@ -13,17 +20,18 @@ cudaError_t launch_{{NAME}}(const GemmParams& p, int splits, bool aligned, cudaS
   void (*const kernel)(GemmParams) =
       aligned ? gemm_cuda_core<{{ELEMENT}}, {{B_ROW_MAJOR}}, {{BM}}, {{BN}}, {{BK}}, {{TM}}, {{TN}}, {{WARP_ROWS}}, {{STAGES}}, {{GROUP_M}}, true>
               : gemm_cuda_core<{{ELEMENT}}, {{B_ROW_MAJOR}}, {{BM}}, {{BN}}, {{BK}}, {{TM}}, {{TN}}, {{WARP_ROWS}}, {{STAGES}}, {{GROUP_M}}, false>;
-{{/CUDA_CORES}}  static_assert(Tiles::kThreads == {{THREADS}} && Tiles::kSharedBytes == {{SHARED_BYTES}},
+{{/CUDA_CORES}}{{#BLOCKS}}  static_assert(Tiles::kThreads == {{THREADS}} && Tiles::kSharedBytes == {{SHARED_BYTES}},
                 "the dispatcher's kernel table must describe this instantiation");
-  // Above 48 KiB a block's dynamic shared memory must be opted into per kernel (and per device, so every call).
+  // Above 48 KiB a block's dynamic shared memory must be opted into, per kernel and device.
   if (Tiles::kSharedBytes > 48 * 1024) {
+    static std::atomic<uint64_t> opted[2];  // per instantiation: the devices it is opted in on
     const cudaError_t e =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tiles::kSharedBytes);
+        opt_in_shared(reinterpret_cast<const void*>(kernel), Tiles::kSharedBytes, &opted[aligned ? 1 : 0]);
     if (e != cudaSuccess) return e;
   }
   const dim3 grid(static_cast<unsigned>(p.m_tiles * p.n_tiles), 1, static_cast<unsigned>(splits));
   kernel<<<grid, Tiles::kThreads, Tiles::kSharedBytes, stream>>>(p);
   return cudaGetLastError();
-}
+{{/BLOCKS}}}
 
 }  // namespace {{PACKAGE}}_detail

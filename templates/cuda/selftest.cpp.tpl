@@ -100,6 +100,10 @@ struct Shape {
   int64_t M, N, K;
 };
 
+// Whether this build and device run the wgmma kernels (sm_90a code, compute capability 9.0); set in main().
+bool g_wgmma_runs = false;
+int g_wgmma_skipped = 0;
+
 // How one case is run: the dispatcher, or a kernel forced by id with a forced split-K.
 struct Mode {
   int32_t kernel_id;  // -1: the plain call, which plans for itself
@@ -143,6 +147,22 @@ void run_case(const Shape& s, const Mode& mode, int64_t lda_pad, int64_t ldb_pad
     {{PACKAGE}}_plan_t plan;
     status = {{PACKAGE}}_kernel_plan(mode.kernel_id, M, N, K, &plan);
     plan.split_k = mode.split_k;
+    // A forced wgmma kernel refuses a device or build without sm_90a code, and rows off 16-byte boundaries, before
+    // anything runs: C must come back untouched.
+    const bool misaligned = K > 0 && (lda % 8 != 0 || ldb % 8 != 0);
+    if (status == {{PACKAGE_UPPER}}_OK && plan.wgmma && (!g_wgmma_runs || misaligned)) {
+      plan.split_k = 1;
+      const {{PACKAGE}}_status expected = !g_wgmma_runs ? {{PACKAGE_UPPER}}_UNSUPPORTED_DEVICE : {{PACKAGE_UPPER}}_MISALIGNED;
+      status = {{PACKAGE}}_execute(&plan, M, N, K, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc, nullptr,
+                                   0, nullptr);
+      expect(status == expected, std::string("wgmma refusal: ") + status_text(status) + ": " + label);
+      std::vector<float> c(c0.size());
+      expect(download(c.data(), dc.get(), c.size() * sizeof(float)) &&
+                 std::memcmp(c.data(), c0.data(), c.size() * sizeof(float)) == 0,
+             std::string("C changed by a refused call: ") + label);
+      if (!g_wgmma_runs) ++g_wgmma_skipped;
+      return;
+    }
     const size_t workspace = static_cast<size_t>(mode.split_k) * static_cast<size_t>(M * N) * sizeof(float);
     DeviceBuffer<unsigned char> dw(workspace);
     if (status == {{PACKAGE_UPPER}}_OK)
@@ -282,6 +302,12 @@ int main() {
                 g_checks);
     return 0;
   }
+  int major = 0, minor = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
+#ifdef {{PACKAGE_UPPER}}_WGMMA_BUILT
+  g_wgmma_runs = major == 9 && minor == 0;
+#endif
   std::mt19937 rng(12345);
   // Edge shapes: zero, one, primes, sizes just past powers of two, K that is no multiple of any k tile, and a
   // K deep enough for many pipeline iterations.
@@ -289,6 +315,7 @@ int main() {
       {1, 1, 1},     {1, 1, 16},     {2, 3, 5},       {7, 13, 24},    {17, 31, 40},
       {16, 16, 0},   {0, 9, 9},      {9, 0, 9},       {64, 64, 64},   {65, 129, 67},
       {127, 33, 256}, {3, 200, 1031}, {131, 97, 1000}, {257, 263, 40}, {200, 136, 520},
+      {520, 700, 72},  // more tiles than SMs for the small blocks: persistent blocks take several
   };
   const float alphas[] = {1.0f, -1.5f};
   const float betas[] = {0.0f, 0.5f};
@@ -310,6 +337,9 @@ int main() {
       }
     }
   }
+  if (g_wgmma_skipped > 0)
+    std::printf("wgmma kernels did not run (%d cases): %s\n", g_wgmma_skipped,
+                g_wgmma_runs ? "" : "the device is not compute capability 9.0 or the build has no sm_90a code");
   std::printf("selftest: %d passed, %d failed\n", g_checks - g_failures, g_failures);
   return g_failures == 0 ? 0 : 1;
 }

@@ -48,9 +48,9 @@ struct WgmmaTiles {
   static_assert(kStageA % kSwizzleAtomBytes == 0 && kStageB % kSwizzleAtomBytes == 0,
                 "every stage starts on a swizzle atom");
   static constexpr int kThreads = 128 * (CONSUMERS + 1);
-  // The stages, a full and an empty mbarrier per stage, and room to align the stages to a swizzle atom (dynamic
-  // shared memory is only 16-byte aligned).
-  static constexpr int kSharedBytes = STAGES * (kStageA + kStageB) + STAGES * 16 + kSwizzleAtomBytes;
+  // The stages, a full and an empty mbarrier per stage, 16 bytes for split-K's last-split flag, and room to align
+  // the stages to a swizzle atom (dynamic shared memory is only 16-byte aligned).
+  static constexpr int kSharedBytes = STAGES * (kStageA + kStageB) + STAGES * 16 + 16 + kSwizzleAtomBytes;
   // Registers per thread after setmaxnreg: the producer keeps few, the consumers take the rest of the SM's 64K.
   static constexpr int kProducerRegisters = 40;
   static constexpr int kConsumerRegisters = CONSUMERS == 2 ? 232 : 240;
@@ -291,6 +291,12 @@ __device__ __forceinline__ void store_pair(const GemmParams& p, int64_t split, i
   }
 }
 
+// The consumer warpgroups' own barrier (the producer does not take part): named barrier 1.
+template <int kThreads>
+__device__ __forceinline__ void consumers_sync() {
+  asm volatile("bar.sync 1, %0;\n" ::"n"(kThreads) : "memory");
+}
+
 // The transposed product's accumulator (C^T at (n, m)) into C at (m, n).
 __device__ __forceinline__ void store_one(const GemmParams& p, int64_t split, int64_t r, int64_t c, float v) {
   if (r >= p.M || c >= p.N) return;
@@ -315,6 +321,9 @@ __global__ void __launch_bounds__(WgmmaTiles<CONSUMERS, BN, STAGES, SWAPPED>::kT
   const uint32_t stages_b = stages_a + STAGES * Tiles::kStageA;
   const uint32_t full = stages_b + STAGES * Tiles::kStageB;  // STAGES barriers of 8 bytes: the stage has landed
   const uint32_t empty = full + STAGES * 8;                 // and: every consumer is done reading it
+  // Split-K: whether this block's split of the current tile was the last to finish (see the epilogue).
+  volatile uint32_t* const last_split =
+      reinterpret_cast<volatile uint32_t*>(shared_raw + (empty + STAGES * 8 - shared_word(shared_raw)));
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
   const int thread = static_cast<int>(threadIdx.x) % 128;
   if (threadIdx.x == 0) {
@@ -428,6 +437,46 @@ __global__ void __launch_bounds__(WgmmaTiles<CONSUMERS, BN, STAGES, SWAPPED>::kT
         store_one(p, split, m + 1, n0 + row + 8, acc[4 * j + 3]);
       }
     }
+    // Split-K in the same launch: every split writes its sums to its slice of the workspace and counts itself in
+    // at the tile's counter (zeroed by the dispatcher before the launch); the split that arrives last adds all the
+    // slices into C. The fences make each block's slice visible before its arrival is.
+    if (p.partial != nullptr) {
+      __threadfence();
+      consumers_sync<128 * CONSUMERS>();
+      if (consumer == 0 && thread == 0)
+        *last_split = atomicAdd(p.tile_counters + (u - split * tiles), 1u) + 1 == static_cast<uint32_t>(splits);
+      consumers_sync<128 * CONSUMERS>();
+      if (*last_split != 0) {
+        __threadfence();
+        // Eight of the thread's elements at a time (its accumulators i of one n8 column pair), the splits in
+        // order, each split's eight loads issued together: a chunk waits one L2 round trip per split, and holds
+        // eight sums.
+#pragma unroll 1
+        for (int j = 0; j < BN / 8; j += 2) {
+          int64_t r[8], c[8];
+          float sum[8];
+#pragma unroll
+          for (int e = 0; e < 8; ++e) {
+            const int i = 4 * j + e;
+            const int64_t lead = row + (i % 4 >= 2 ? 8 : 0);    // along wgmma's m
+            const int64_t across = 8 * (i / 4) + col + i % 2;  // along wgmma's n
+            r[e] = SWAPPED ? m0 + across : m0 + lead;
+            c[e] = SWAPPED ? n0 + lead : n0 + across;
+            sum[e] = 0.0f;
+          }
+          for (int64_t s = 0; s < splits; ++s)
+#pragma unroll
+            for (int e = 0; e < 8; ++e)
+              if (r[e] < p.M && c[e] < p.N) sum[e] += __ldcg(p.partial + (s * p.M + r[e]) * p.N + c[e]);
+#pragma unroll
+          for (int e = 0; e < 8; ++e) {
+            if (r[e] >= p.M || c[e] >= p.N) continue;
+            float* out = p.C + r[e] * p.ldc + c[e];
+            *out = p.beta == 0.0f ? p.alpha * sum[e] : p.alpha * sum[e] + p.beta * *out;
+          }
+        }
+      }
+    }
   }
 #else
   (void)map_a;
@@ -445,15 +494,19 @@ cudaError_t launch_wgmma(const GemmParams& p, int splits, int64_t blocks, cudaSt
   void (*const kernel)(const CUtensorMap, const CUtensorMap, GemmParams) =
       gemm_wgmma<CONSUMERS, BN, STAGES, GROUP_M, SWAPPED>;
   // Above 48 KiB a block's dynamic shared memory must be opted into, per kernel and device.
-  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tiles::kSharedBytes);
+  static std::atomic<uint64_t> opted{0};
+  cudaError_t e = opt_in_shared(reinterpret_cast<const void*>(kernel), Tiles::kSharedBytes, &opted);
   if (e != cudaSuccess) return e;
-  CUtensorMap map_a, map_b;
-  const void* m_side = SWAPPED ? p.B : p.A;
-  const void* n_side = SWAPPED ? p.A : p.B;
-  e = encode_operand_map(&map_a, m_side, SWAPPED ? p.N : p.M, p.K, SWAPPED ? p.ldb : p.lda, Tiles::kRowsA);
-  if (e == cudaSuccess)
-    e = encode_operand_map(&map_b, n_side, SWAPPED ? p.M : p.N, p.K, SWAPPED ? p.lda : p.ldb, Tiles::kRowsB);
-  if (e != cudaSuccess) return e;
+  // With K = 0 no copy is issued (the blocks write beta * C), and the maps stay unused.
+  CUtensorMap map_a{}, map_b{};
+  if (p.K > 0) {
+    const void* m_side = SWAPPED ? p.B : p.A;
+    const void* n_side = SWAPPED ? p.A : p.B;
+    e = encode_operand_map(&map_a, m_side, SWAPPED ? p.N : p.M, p.K, SWAPPED ? p.ldb : p.lda, Tiles::kRowsA);
+    if (e == cudaSuccess)
+      e = encode_operand_map(&map_b, n_side, SWAPPED ? p.M : p.N, p.K, SWAPPED ? p.lda : p.ldb, Tiles::kRowsB);
+    if (e != cudaSuccess) return e;
+  }
   const int64_t units = p.m_tiles * p.n_tiles * splits;
   const unsigned grid = static_cast<unsigned>(units < blocks ? units : blocks);
   kernel<<<grid, Tiles::kThreads, Tiles::kSharedBytes, stream>>>(map_a, map_b, p);

@@ -4,13 +4,15 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   8f29aa643ba866a66ccb42b3ecbd2296c49755a6365e4937180fabce351d288a  template cuda/bench.cpp.tpl
+//   f53886ae4ed98c4af0728eb99b9131824f198cbb57e37cd50b277289ffc4430d  template cuda/bench.cpp.tpl
 
 // Benchmark of strata_hgemm_tc_a100 against cuBLAS (cublasGemmEx), the only file of the package that uses cuBLAS.
-// Usage: strata_hgemm_tc_a100_bench [--reps R] [--warmup W] [--kernel ID] [--csv FILE] [M,N,K ...]
-// Prints CSV: per shape the plan, the median time of each library over R timed calls (CUDA events on one stream),
-// TFLOP/s, the speedup of strata_hgemm_tc_a100 over cuBLAS, the model's prediction, and the largest difference between
-// the two results relative to the largest |C| (a check that both computed the same thing).
+// Usage: strata_hgemm_tc_a100_bench [--reps R] [--warmup W] [--kernel ID] [--oracle] [--csv FILE] [M,N,K ...]
+// Prints CSV: per shape the plan, the median time of each library over R single calls (CUDA events on one stream),
+// TFLOP/s, the speedup of strata_hgemm_tc_a100 over cuBLAS, the model's prediction, the largest difference between the two
+// results relative to the largest |C| (a check that both computed the same thing), then the time per call of R
+// calls back to back and of a CUDA graph of R calls replayed, for both libraries, and with --oracle the fastest
+// kernel forced by id (its split-K from the model) and the dispatcher's pick over it.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -42,6 +44,7 @@ struct Shape {
 
 struct Options {
   int reps = 20, warmup = 3, kernel = -1;
+  bool oracle = false;
   std::vector<Shape> shapes;
 };
 
@@ -70,9 +73,10 @@ bool read_csv(const std::string& path, std::vector<Shape>* shapes) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: strata_hgemm_tc_a100_bench [--reps R] [--warmup W] [--kernel ID] [--csv FILE] [M,N,K ...]\n"
+               "usage: strata_hgemm_tc_a100_bench [--reps R] [--warmup W] [--kernel ID] [--oracle] [--csv FILE] [M,N,K ...]\n"
                "  --csv FILE   read shapes from FILE, header category,M,N,K\n"
                "  --kernel ID  force kernel ID (split-K still from the model) instead of the dispatcher\n"
+               "  --oracle     also time every kernel forced by id and report the fastest\n"
                "  without shapes: M in 1..8192 at N = K = 4096 (where the dispatcher moves from CUDA cores to\n"
                "  Tensor Cores, when the package has both), then square sizes\n");
   return 2;
@@ -81,6 +85,10 @@ int usage() {
 bool parse(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "--oracle") {
+      o->oracle = true;
+      continue;
+    }
     if (arg == "--reps" || arg == "--warmup" || arg == "--kernel" || arg == "--csv") {
       if (i + 1 >= argc) return false;
       const std::string value = argv[++i];
@@ -157,6 +165,44 @@ double median_ms(F f, int warmup, int reps, cudaStream_t stream, bool* ok) {
   return ms.empty() ? 0.0 : ms[ms.size() / 2];
 }
 
+// Milliseconds per call of `reps` calls of f issued back to back between one pair of events (launch gaps included
+// as a caller's loop sees them), and of the same calls captured once into a CUDA graph and replayed; -1 where the
+// capture fails.
+template <typename F>
+void per_call_ms(F f, int reps, cudaStream_t stream, bool* ok, double* back_to_back, double* graph) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  float t = 0;
+  cudaEventRecord(start, stream);
+  for (int i = 0; i < reps; ++i) *ok = f() && *ok;
+  cudaEventRecord(stop, stream);
+  cudaEventSynchronize(stop);
+  cudaEventElapsedTime(&t, start, stop);
+  *back_to_back = static_cast<double>(t) / reps;
+  *graph = -1;
+  cudaGraph_t g = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  bool captured = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
+  if (captured) {
+    for (int i = 0; i < reps; ++i) captured = f() && captured;
+    captured = cudaStreamEndCapture(stream, &g) == cudaSuccess && captured;
+  }
+  if (captured && cudaGraphInstantiate(&exec, g, 0) == cudaSuccess) {
+    cudaGraphLaunch(exec, stream);  // warm-up replay
+    cudaEventRecord(start, stream);
+    cudaGraphLaunch(exec, stream);
+    cudaEventRecord(stop, stream);
+    if (cudaEventSynchronize(stop) == cudaSuccess && cudaEventElapsedTime(&t, start, stop) == cudaSuccess)
+      *graph = static_cast<double>(t) / reps;
+  }
+  (void)cudaGetLastError();
+  if (exec) cudaGraphExecDestroy(exec);
+  if (g) cudaGraphDestroy(g);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -184,7 +230,8 @@ int main(int argc, char** argv) {
   cublasSetStream(handle, stream);
   std::mt19937 rng(2024);
   std::printf("category,M,N,K,kernel,tensor_cores,split_k,strata_ms,strata_tflops,cublas_ms,cublas_tflops,"
-              "speedup_vs_cublas,predicted_ms,max_rel_diff\n");
+              "speedup_vs_cublas,predicted_ms,max_rel_diff,strata_b2b_ms,cublas_b2b_ms,strata_graph_ms,"
+              "cublas_graph_ms,oracle_kernel,oracle_ms,pick_over_oracle\n");
   int failures = 0;
   for (const Shape& s : o.shapes) {
     const int64_t M = s.M, N = s.N, K = s.K;
@@ -195,13 +242,16 @@ int main(int argc, char** argv) {
     float *c = nullptr, *c_ref = nullptr, *workspace = nullptr;
     cudaMalloc(reinterpret_cast<void**>(&c), static_cast<size_t>(M * N) * sizeof(float));
     cudaMalloc(reinterpret_cast<void**>(&c_ref), static_cast<size_t>(M * N) * sizeof(float));
+    // Forced kernels run through execute() with a workspace of their own; the dispatcher's pick is the plain call,
+    // which plans (through its cache) and allocates split-K's workspace itself, as a caller's call does.
     strata_hgemm_tc_a100_plan_t plan;
     if (o.kernel >= 0)
       strata_hgemm_tc_a100_kernel_plan(o.kernel, M, N, K, &plan);
     else
       strata_hgemm_tc_a100_plan(M, N, K, &plan);
-    if (plan.workspace_bytes > 0) cudaMalloc(reinterpret_cast<void**>(&workspace), plan.workspace_bytes);
-    if (!a || !b || !c || !c_ref || (plan.workspace_bytes > 0 && !workspace)) {
+    if (o.kernel >= 0 && plan.workspace_bytes > 0)
+      cudaMalloc(reinterpret_cast<void**>(&workspace), plan.workspace_bytes);
+    if (!a || !b || !c || !c_ref || (o.kernel >= 0 && plan.workspace_bytes > 0 && !workspace)) {
       std::fprintf(stderr, "%lldx%lldx%lld: out of device memory, skipped\n", static_cast<long long>(M),
                    static_cast<long long>(N), static_cast<long long>(K));
       release({a, b, c, c_ref, workspace});
@@ -210,18 +260,17 @@ int main(int argc, char** argv) {
     }
     const float alpha = 1.0f, beta = 0.0f;
     bool ok = true;
-    const double strata_ms = median_ms(
-        [&] {
-          return strata_hgemm_tc_a100_execute(&plan, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, workspace,
-                                     plan.workspace_bytes, stream) == STRATA_HGEMM_TC_A100_OK;
-        },
-        o.warmup, o.reps, stream, &ok);
+    auto strata_call = [&] {
+      const strata_hgemm_tc_a100_status status =
+          o.kernel >= 0 ? strata_hgemm_tc_a100_execute(&plan, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, workspace,
+                                              plan.workspace_bytes, stream)
+                        : strata_hgemm_tc_a100(M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+      return status == STRATA_HGEMM_TC_A100_OK;
+    };
     // Row-major C = A * B is column-major C^T = B^T * A^T: cuBLAS sees B first.
-    const double cublas_ms = median_ms(
-        [&] {
-          return cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), &alpha, b, CUDA_R_16F, static_cast<int>(ldb), a, CUDA_R_16F, static_cast<int>(lda), &beta, c_ref, CUDA_R_32F, static_cast<int>(ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS;
-        },
-        o.warmup, o.reps, stream, &ok);
+    auto cublas_call = [&] { return cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), &alpha, b, CUDA_R_16F, static_cast<int>(ldb), a, CUDA_R_16F, static_cast<int>(lda), &beta, c_ref, CUDA_R_32F, static_cast<int>(ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS; };
+    const double strata_ms = median_ms(strata_call, o.warmup, o.reps, stream, &ok);
+    const double cublas_ms = median_ms(cublas_call, o.warmup, o.reps, stream, &ok);
     std::vector<float> x(static_cast<size_t>(M * N)), y(x.size());
     cudaMemcpy(x.data(), c, x.size() * sizeof(float), cudaMemcpyDeviceToHost);
     cudaMemcpy(y.data(), c_ref, y.size() * sizeof(float), cudaMemcpyDeviceToHost);
@@ -233,12 +282,42 @@ int main(int argc, char** argv) {
     const double rel = scale > 0 ? diff / scale : diff;
     // fp32 accumulation of K products in different orders: a relative difference above this is a wrong result.
     if (!ok || !(rel <= 1e-3)) ++failures;
+    double strata_b2b = 0, cublas_b2b = 0, strata_graph = 0, cublas_graph = 0;
+    per_call_ms(strata_call, o.reps, stream, &ok, &strata_b2b, &strata_graph);
+    per_call_ms(cublas_call, o.reps, stream, &ok, &cublas_b2b, &cublas_graph);
+    // The oracle: every kernel forced by id with the model's split-K for it; kernels that refuse the call (a
+    // wgmma kernel on another device) are left out.
+    int oracle_id = -1;
+    double oracle_ms = 0;
+    for (int32_t id = 0; o.oracle && id < strata_hgemm_tc_a100_kernel_count(); ++id) {
+      strata_hgemm_tc_a100_plan_t forced;
+      float* forced_workspace = nullptr;
+      if (strata_hgemm_tc_a100_kernel_plan(id, M, N, K, &forced) != STRATA_HGEMM_TC_A100_OK ||
+          (forced.workspace_bytes > 0 &&
+           cudaMalloc(reinterpret_cast<void**>(&forced_workspace), forced.workspace_bytes) != cudaSuccess)) {
+        (void)cudaGetLastError();
+        continue;
+      }
+      bool runs = true;
+      const double t = median_ms(
+          [&] {
+            return strata_hgemm_tc_a100_execute(&forced, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, forced_workspace,
+                                       forced.workspace_bytes, stream) == STRATA_HGEMM_TC_A100_OK;
+          },
+          2, o.reps / 2 > 3 ? o.reps / 2 : 3, stream, &runs);
+      release({forced_workspace});
+      if (runs && (oracle_id < 0 || t < oracle_ms)) {
+        oracle_id = id;
+        oracle_ms = t;
+      }
+    }
     const double flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
-    std::printf("%s,%lld,%lld,%lld,%d,%d,%d,%.4f,%.2f,%.4f,%.2f,%.3f,%.4f,%.2e%s\n", s.category.c_str(),
-                static_cast<long long>(M), static_cast<long long>(N), static_cast<long long>(K), plan.kernel_id,
-                plan.tensor_cores, plan.split_k, strata_ms, flops / (strata_ms * 1e9), cublas_ms,
-                flops / (cublas_ms * 1e9), cublas_ms / strata_ms, plan.predicted_seconds * 1e3, rel,
-                ok ? "" : ",CALL_FAILED");
+    std::printf("%s,%lld,%lld,%lld,%d,%d,%d,%.4f,%.2f,%.4f,%.2f,%.3f,%.4f,%.2e,%.4f,%.4f,%.4f,%.4f,%d,%.4f,%.3f%s\n",
+                s.category.c_str(), static_cast<long long>(M), static_cast<long long>(N), static_cast<long long>(K),
+                plan.kernel_id, plan.tensor_cores, plan.split_k, strata_ms, flops / (strata_ms * 1e9), cublas_ms,
+                flops / (cublas_ms * 1e9), cublas_ms / strata_ms, plan.predicted_seconds * 1e3, rel, strata_b2b,
+                cublas_b2b, strata_graph, cublas_graph, oracle_id, oracle_ms,
+                oracle_id >= 0 ? strata_ms / oracle_ms : 0.0, ok ? "" : ",CALL_FAILED");
     std::fflush(stdout);
     release({a, b, c, c_ref, workspace});
   }

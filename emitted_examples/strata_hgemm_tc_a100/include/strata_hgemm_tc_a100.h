@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   c6ae31fdddccc111a6ff798bd759d37c408abcba91e2e6884c28c460abbb7448  template cuda/api.h.tpl
+//   932f5cb2473c1948021bc9d04eaa10f3d9b57cb8ea144ebc480471b30fbc334b  template cuda/api.h.tpl
 
 #ifndef STRATA_HGEMM_TC_A100_H_
 #define STRATA_HGEMM_TC_A100_H_
@@ -31,7 +31,7 @@
 #define STRATA_HGEMM_TC_A100_VERSION_MAJOR 0
 #define STRATA_HGEMM_TC_A100_VERSION_MINOR 1
 #define STRATA_HGEMM_TC_A100_VERSION_PATCH 0
-#define STRATA_HGEMM_TC_A100_VERSION_STRING "0.1.0+b5ec2a13f1be"
+#define STRATA_HGEMM_TC_A100_VERSION_STRING "0.1.0+3773b41d0da6"
 
 /* STRATA_HGEMM_TC_A100_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_HGEMM_TC_A100_SHARED for the library and its users and
@@ -77,7 +77,10 @@ typedef enum {
                                                  capability (built for sm_80), or less shared memory per
                                                  block than a kernel needs */
   STRATA_HGEMM_TC_A100_CUDA_ERROR = 11,          /* any other CUDA error; see strata_hgemm_tc_a100_last_cuda_error() */
-  STRATA_HGEMM_TC_A100_SYSTEM_ERROR = 12         /* the host refused a resource the call needed; C is unspecified */
+  STRATA_HGEMM_TC_A100_SYSTEM_ERROR = 12,        /* the host refused a resource the call needed; C is unspecified */
+  STRATA_HGEMM_TC_A100_MISALIGNED = 13           /* execute() with a plan whose wgmma kernel cannot read these
+                                                 operands: A and B must start on 16-byte boundaries with lda
+                                                 and ldb multiples of 8 (the plain call picks another kernel) */
 } strata_hgemm_tc_a100_status;
 
 /* A short English description of a status, never null. */
@@ -100,7 +103,9 @@ STRATA_HGEMM_TC_A100_API strata_hgemm_tc_a100_status strata_hgemm_tc_a100(int64_
  * split-K and grid. Pure host computation: needs no GPU. */
 typedef struct {
   int32_t kernel_id;                  /* index into the kernel table, see kernel_count() */
-  int32_t tensor_cores;               /* 1: mma.sync on Tensor Cores; 0: fp32 FMA on CUDA cores */
+  int32_t tensor_cores;               /* 1: Tensor Cores (mma.sync or wgmma); 0: fp32 FMA on CUDA cores */
+  int32_t wgmma;                      /* 1: a persistent wgmma kernel (sm_90a): warp_* is a consumer warpgroup's
+                                         tile, block_* the block's; blocks stay resident and walk the tiles */
   int32_t warp_m, warp_n, warp_k;     /* level 0: one warp's tile */
   int32_t block_m, block_n, block_k;  /* level 1: one thread block's tile in shared memory, per pipeline stage */
   int32_t stages;                     /* cp.async pipeline depth */
@@ -115,6 +120,9 @@ typedef struct {
   double predicted_seconds;           /* the cost model's estimate for the whole call, reduction included */
 } strata_hgemm_tc_a100_plan_t;
 
+/* strata_hgemm_tc_a100_plan() plans for operands on 16-byte boundaries and, where the package was built for sm_90a, a device
+ * of compute capability 9.0, without asking the runtime. The plain call plans for its own operands and device, and
+ * keeps its plans per shape. */
 STRATA_HGEMM_TC_A100_API strata_hgemm_tc_a100_status strata_hgemm_tc_a100_plan(int64_t M, int64_t N, int64_t K,
                                                          strata_hgemm_tc_a100_plan_t* plan);
 

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   33d4974fb9016c3c4ecfe5983a9fd07e2ce0a0680f47798e76ae97d586f2f9f6  template cuda/internal.h.tpl
+//   507cd42d6fb6e8782364c50dd36843714b8a883bcf1b1645e4b1ced0ab78c734  template cuda/internal.h.tpl
 
 // What dispatch.cpp and the kernel files share: the launch parameters and one launcher per kernel. Plain C++ (no
 // device code), so the dispatcher compiles with the host compiler.
@@ -29,10 +29,14 @@ struct GemmParams {
   float* partial;        // split-K: M x N partial sums per split, or null to write C directly
   int64_t k_per_split;   // a multiple of the block's k tile (K itself without split-K)
   int64_t m_tiles, n_tiles;  // block tiles along M and N; gridDim.x = m_tiles * n_tiles, gridDim.z = splits
+  int64_t persistent_blocks;  // wgmma kernels: blocks to launch at most (SMs x blocks per SM), each looping over tiles
+  unsigned int* tile_counters;  // wgmma kernels under split-K: one zeroed counter per tile (same-launch reduction)
 };
 
-// Launches kernel `id` on `stream` with gridDim (m_tiles * n_tiles, 1, splits). `aligned`: A and B rows start on
-// 16-byte boundaries (cp.async of whole chunks); otherwise the element-wise variant runs.
+// Launches kernel `id` on `stream`: mma.sync and CUDA-core kernels with gridDim (m_tiles * n_tiles, 1, splits), wgmma
+// kernels with p.persistent_blocks blocks over every tile and split. `aligned`: A and B rows start on 16-byte
+// boundaries (cp.async of whole chunks; tensor maps); otherwise the element-wise variant runs, and a wgmma kernel,
+// which has none, is never asked to.
 cudaError_t launch_k0_tc_64x64x128_w16x16_s3(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 cudaError_t launch_k1_tc_16x16x16_w16x16_s4(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 cudaError_t launch_k2_tc_16x16x256_w16x16_s4(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   2e7c8ac7bdb767c249951f8d866d20618a6b9508fd07aa76e0d2bce22abde8b1  template cuda/dispatch.cpp.tpl
+//   60c57f3cc1c602678456707f7c470b024b876cebd375ae5c01b306048ba31d29  template cuda/dispatch.cpp.tpl
 
 // The dispatcher of strata_sgemm_a100: argument checks, the cost-model plan for each shape (Tensor Core or CUDA-core
 // kernel, tiles, split-K, grid), the launches on the caller's stream, and CUDA errors turned into statuses.
@@ -13,9 +13,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <mutex>
 #include <new>
 
 // The model in namespaces of this package's own (see cost_model.h), named as the generator names them.
@@ -85,13 +87,18 @@ const strata_model::Machine kMachines[] = {
     machine_cuda_core(),
 };
 
-// The SM as gpu_model.h's block and grid levels see it (occupancy, the block's k loop); all 0: Eqs. 5-7 alone.
-constexpr strata_gpu::Sm kSm = { 65536, 256, 167936, 1024, 2048,
-                                32, 32, 16, 5.673758865248227e-07, 1.0638297872340427e-07, 180480000000.0 };
+// The SM as gpu_model.h's block and grid levels see it (occupancy, the block's k loop), one per kind of block (the
+// cp.async blocks, then any wgmma blocks); all 0: Eqs. 5-7 alone.
+constexpr strata_gpu::Sm kSmModels[] = {
+    { 65536, 256, 167936, 1024, 2048, 32, 32, 16,
+     5.673758865248227e-07, 1.0638297872340427e-07, 180480000000.0, 0.0 },
+};
 
 struct KernelInfo {
   const char* name;
   bool tensor_cores;
+  bool wgmma;  // a persistent wgmma kernel (sm_90a): needs 16-byte aligned rows and tensor maps
+  int sm_model;  // index into kSmModels
   int warp[3];       // level 0 tile (m, n, k)
   int block[3];      // level 1 tile
   int grid_tile[3];  // level 2 tile: the region of C (and depth of k) the model stages in L2
@@ -103,16 +110,16 @@ struct KernelInfo {
 };
 
 const KernelInfo kKernels[] = {
-    {"k0_fma_32x32x128_t1x8_s2", false, { 8, 32, 16 }, { 32, 32, 128 }, { 512, 512, 2048 }, 2,
+    {"k0_fma_32x32x128_t1x8_s2", false, false, 0, { 8, 32, 16 }, { 32, 32, 128 }, { 512, 512, 2048 }, 2,
      128, 70656, 16, 0, 1.814843076923077e-07, 0,
      launch_k0_fma_32x32x128_t1x8_s2},
-    {"k1_fma_64x64x32_t1x8_s2", false, { 8, 32, 4 }, { 64, 64, 32 }, { 1024, 1024, 32 }, 2,
+    {"k1_fma_64x64x32_t1x8_s2", false, false, 0, { 8, 32, 4 }, { 64, 64, 32 }, { 1024, 1024, 32 }, 2,
      512, 35840, 16, 0, 4.5371076923076926e-08, 0,
      launch_k1_fma_64x64x32_t1x8_s2},
-    {"k2_fma_8x128x64_t1x8_s2", false, { 8, 32, 8 }, { 8, 128, 64 }, { 32, 2048, 1024 }, 2,
+    {"k2_fma_8x128x64_t1x8_s2", false, false, 0, { 8, 32, 8 }, { 8, 128, 64 }, { 32, 2048, 1024 }, 2,
      128, 71936, 4, 0, 9.074215384615385e-08, 0,
      launch_k2_fma_8x128x64_t1x8_s2},
-    {"k3_fma_64x32x4_t1x8_s2", false, { 8, 32, 4 }, { 64, 32, 4 }, { 1024, 128, 4 }, 2,
+    {"k3_fma_64x32x4_t1x8_s2", false, false, 0, { 8, 32, 4 }, { 64, 32, 4 }, { 1024, 128, 4 }, 2,
      256, 5248, 16, 0, 4.5371076923076926e-08, 0,
      launch_k3_fma_64x32x4_t1x8_s2},
 };
@@ -136,7 +143,7 @@ strata_model::Estimate estimate_blocks(const strata_model::Machine& m, const Ker
     const int64_t whole = strata_model::ceil_div(shape[a], k.block[a]) * k.block[a];
     tiles[2][a] = whole < k.grid_tile[a] ? whole : k.grid_tile[a];
   }
-  return strata_gpu::estimate(m, kSm, tiles, k.l0_s, k.blocks_per_sm, shape);
+  return strata_gpu::estimate(m, kSmModels[k.sm_model], tiles, k.l0_s, k.blocks_per_sm, shape);
 }
 
 // The k range of each split: whole block k-tiles, as evenly as possible. Returns the number of splits that get
@@ -153,15 +160,19 @@ int splits_for(const KernelInfo& k, int64_t K, int split, int64_t* k_per_split) 
 
 bool mul_overflows(int64_t a, int64_t b) { return a != 0 && b > std::numeric_limits<int64_t>::max() / a; }
 
-// Bytes of split-K workspace, or -1 when it would overflow.
-int64_t workspace_bytes(int64_t M, int64_t N, int splits) {
+// Bytes of split-K workspace for kernel k, or -1 when they would overflow: the splits' partial sums, and for a wgmma
+// kernel a counter per tile after them (its same-launch reduction).
+int64_t workspace_bytes(const KernelInfo& k, int64_t M, int64_t N, int splits) {
   if (splits <= 1) return 0;
   if (mul_overflows(M, N) || mul_overflows(M * N, static_cast<int64_t>(splits) * 4)) return -1;
-  return M * N * splits * 4;
+  const int64_t counters = k.wgmma ? strata_model::ceil_div(M, k.block[0]) * strata_model::ceil_div(N, k.block[1]) : 0;
+  if (counters > std::numeric_limits<int64_t>::max() / 4 - M * N * splits) return -1;
+  return (M * N * splits + counters) * 4;
 }
 
-// Split-K as the model sees it: `splits` groups of SMs, each computing M x N x k_per_split, then a second kernel
-// that reads every partial sum and C once and writes C (Eq. 2 at the problem level's DRAM bandwidth, one launch).
+// Split-K as the model sees it: `splits` groups of SMs, each computing M x N x k_per_split, then a reduction that
+// reads every partial sum and C once and writes C (Eq. 2 at the problem level's DRAM bandwidth): a second kernel, or
+// for a wgmma kernel the last split of each tile in the same launch.
 double predicted_seconds(const KernelInfo& k, int64_t M, int64_t N, int64_t K, int splits, int64_t k_per_split) {
   strata_model::Machine m = kMachines[k.machine];
   const int top = m.num_levels - 1;
@@ -171,7 +182,8 @@ double predicted_seconds(const KernelInfo& k, int64_t M, int64_t N, int64_t K, i
   }
   const int64_t shape[3] = {M, N, splits > 1 ? k_per_split : K};
   double seconds = estimate_blocks(m, k, shape).total_s;
-  if (splits > 1) seconds += strata_gpu::splitk_reduce_s(m, M, N, splits, k.blocks_per_sm > 0 ? splits : 1);
+  if (splits > 1)
+    seconds += strata_gpu::splitk_reduce_s(m, M, N, splits, k.blocks_per_sm > 0 ? splits : 1, !k.wgmma);
   return seconds;
 }
 
@@ -180,6 +192,7 @@ void fill_plan(int32_t id, int64_t M, int64_t N, int64_t K, int splits, int64_t 
   const KernelInfo& k = kKernels[id];
   plan->kernel_id = id;
   plan->tensor_cores = k.tensor_cores ? 1 : 0;
+  plan->wgmma = k.wgmma ? 1 : 0;
   plan->warp_m = k.warp[0];
   plan->warp_n = k.warp[1];
   plan->warp_k = k.warp[2];
@@ -194,7 +207,7 @@ void fill_plan(int32_t id, int64_t M, int64_t N, int64_t K, int splits, int64_t 
   plan->k_per_split = k_per_split;
   plan->grid_blocks = strata_model::ceil_div(M, k.block[0]) * strata_model::ceil_div(N, k.block[1]);
   plan->waves = strata_model::ceil_div(plan->grid_blocks * splits, kSms);
-  plan->workspace_bytes = static_cast<size_t>(workspace_bytes(M, N, splits));
+  plan->workspace_bytes = static_cast<size_t>(workspace_bytes(k, M, N, splits));
   plan->predicted_seconds = predicted_seconds(k, M, N, K, splits, k_per_split);
 }
 
@@ -208,7 +221,7 @@ void plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int max_split, str
   const int64_t grid = strata_model::ceil_div(M, kKernels[id].block[0]) * strata_model::ceil_div(N, kKernels[id].block[1]);
   for (int split = 2; split <= max_split && M > 0 && N > 0 && grid < kSms; ++split) {
     const int splits = splits_for(kKernels[id], K, split, &k_per_split);
-    if (splits != split || workspace_bytes(M, N, splits) < 0) continue;  // same as a smaller split, or too large
+    if (splits != split || workspace_bytes(kKernels[id], M, N, splits) < 0) continue;  // same as a smaller split, or too large
     const double s = predicted_seconds(kKernels[id], M, N, K, splits, k_per_split);
     if (s < best_s) {
       best_s = s;
@@ -219,14 +232,49 @@ void plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int max_split, str
   fill_plan(id, M, N, K, best_splits, best_k, plan);
 }
 
-// The fastest kernel by the model; ties go to the lower id (the kernel the generator chose first).
-void plan_best(int64_t M, int64_t N, int64_t K, int max_split, strata_sgemm_a100_plan_t* plan) {
+// The fastest kernel by the model among those the call may run (wgmma kernels only where `wgmma`); ties go to the
+// lower id (the kernel the generator chose first). Kernel 0 is never a wgmma kernel, so there is always a plan.
+void plan_best(int64_t M, int64_t N, int64_t K, int max_split, bool wgmma, strata_sgemm_a100_plan_t* plan) {
   plan_kernel(0, M, N, K, max_split, plan);
   for (int32_t id = 1; id < kKernelCount; ++id) {
+    if (kKernels[id].wgmma && !wgmma) continue;
     strata_sgemm_a100_plan_t candidate;
     plan_kernel(id, M, N, K, max_split, &candidate);
     if (candidate.predicted_seconds < plan->predicted_seconds) *plan = candidate;
   }
+}
+
+// Plans of the plain call, by shape and by whether wgmma kernels may run: planning prices every kernel and split,
+// which costs more than a small call's launch, and a caller repeats its shapes. Direct-mapped; a slot holds the
+// last shape that hashed to it.
+struct CachedPlan {
+  int64_t M = -1, N = -1, K = -1;
+  bool wgmma = false;
+  strata_sgemm_a100_plan_t plan{};
+};
+constexpr size_t kPlanCacheSlots = 512;
+std::mutex g_plan_mutex;
+CachedPlan g_plan_cache[kPlanCacheSlots];
+
+void cached_plan(int64_t M, int64_t N, int64_t K, bool wgmma, strata_sgemm_a100_plan_t* plan) {
+  uint64_t h = static_cast<uint64_t>(M) * 0x9E3779B97F4A7C15ull;
+  h = (h ^ static_cast<uint64_t>(N)) * 0x9E3779B97F4A7C15ull;
+  h = (h ^ static_cast<uint64_t>(K) ^ (wgmma ? 1u : 0u)) * 0x9E3779B97F4A7C15ull;
+  CachedPlan& slot = g_plan_cache[(h >> 32) % kPlanCacheSlots];
+  {
+    std::lock_guard<std::mutex> lock(g_plan_mutex);
+    if (slot.M == M && slot.N == N && slot.K == K && slot.wgmma == wgmma) {
+      *plan = slot.plan;
+      return;
+    }
+  }
+  plan_best(M, N, K, kMaxSplit, wgmma, plan);
+  std::lock_guard<std::mutex> lock(g_plan_mutex);
+  slot.M = M;
+  slot.N = N;
+  slot.K = K;
+  slot.wgmma = wgmma;
+  slot.plan = *plan;
 }
 
 // ---- Arguments and errors ------------------------------------------------------------------------------------
@@ -276,22 +324,82 @@ strata_sgemm_a100_status from_cuda(cudaError_t e) {
   }
 }
 
-// Whether the current device can run kernel k: compute capability and opt-in shared memory per block.
-strata_sgemm_a100_status check_device(const KernelInfo& k) {
-  int device = 0, major = 0, minor = 0, shared = 0;
+// The wgmma kernels are compiled only where the build targets sm_90a (CMakeLists.txt defines this then); elsewhere
+// their bodies are empty and the dispatcher never runs them.
+#ifdef STRATA_SGEMM_A100_WGMMA_BUILT
+constexpr bool kWgmmaBuilt = true;
+#else
+constexpr bool kWgmmaBuilt = false;
+#endif
+
+// What the dispatcher needs to know of a device, read from the runtime once per device and kept.
+struct DeviceFacts {
+  int compute_capability;  // major * 10 + minor
+  int shared_optin;        // bytes of shared memory a block may opt into
+  int sms;
+};
+constexpr int kMaxDevices = 64;  // ordinals beyond this are queried on every call
+std::mutex g_device_mutex;
+std::atomic<bool> g_device_known[kMaxDevices];
+DeviceFacts g_devices[kMaxDevices];
+
+strata_sgemm_a100_status current_device(DeviceFacts* facts) {
+  int device = 0;
   cudaError_t e = cudaGetDevice(&device);
+  const bool cached = e == cudaSuccess && device >= 0 && device < kMaxDevices;
+  if (cached && g_device_known[device].load(std::memory_order_acquire)) {
+    *facts = g_devices[device];
+    return STRATA_SGEMM_A100_OK;
+  }
+  int major = 0, minor = 0;
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&facts->shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&facts->sms, cudaDevAttrMultiProcessorCount, device);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();  // not sticky: leave no error behind for the caller's next cudaGetLastError()
     return from_cuda(e);
   }
-  if (major * 10 + minor < 80 || k.shared_bytes > shared) return STRATA_SGEMM_A100_UNSUPPORTED_DEVICE;
+  facts->compute_capability = major * 10 + minor;
+  if (cached) {
+    // Written once, before the flag is raised: readers that see the flag read a complete, unchanging entry.
+    std::lock_guard<std::mutex> lock(g_device_mutex);
+    if (!g_device_known[device].load(std::memory_order_relaxed)) {
+      g_devices[device] = *facts;
+      g_device_known[device].store(true, std::memory_order_release);
+    }
+  }
+  return STRATA_SGEMM_A100_OK;
+}
+
+// Whether the device can run kernel k: compute capability and opt-in shared memory per block; a wgmma kernel also
+// needs compute capability 9.0 exactly (sm_90a code runs nowhere else) and a build for it.
+strata_sgemm_a100_status check_device(const KernelInfo& k, const DeviceFacts& device) {
+  if (device.compute_capability < 80 || k.shared_bytes > device.shared_optin) return STRATA_SGEMM_A100_UNSUPPORTED_DEVICE;
+  if (k.wgmma && (!kWgmmaBuilt || device.compute_capability != 90)) return STRATA_SGEMM_A100_UNSUPPORTED_DEVICE;
   return STRATA_SGEMM_A100_OK;
 }
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+// Rows of A and B that start on 16-byte boundaries: whole cp.async chunks, and what a tensor map requires.
+bool rows_aligned(const void* A, int64_t lda, const void* B, int64_t ldb) {
+  return aligned16(A) && aligned16(B) && (lda * 4) % 16 == 0 && (ldb * 4) % 16 == 0;
+}
+
+// Tensor maps take 32-bit coordinates and row strides below 2^40 bytes.
+bool tensor_map_sizes(int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb) {
+  const int64_t coordinate = std::numeric_limits<int32_t>::max();
+  const int64_t stride = (int64_t{1} << 40) / 2;
+  return M <= coordinate && N <= coordinate && K <= coordinate && lda < stride && ldb < stride;
+}
+
+// Whether the call's operands let wgmma kernels run on `device` (with K = 0 no tensor map is made).
+bool wgmma_usable(const DeviceFacts& device, int64_t M, int64_t N, int64_t K, const void* A, int64_t lda,
+                  const void* B, int64_t ldb) {
+  return kWgmmaBuilt && device.compute_capability == 90 && tensor_map_sizes(M, N, K, lda, ldb) &&
+         (K == 0 || rows_aligned(A, lda, B, ldb));
+}
 
 strata_sgemm_a100_status execute(const strata_sgemm_a100_plan_t* plan, int64_t M, int64_t N, int64_t K, float alpha,
                            const void* A, int64_t lda, const void* B, int64_t ldb, float beta, float* C,
@@ -307,14 +415,19 @@ strata_sgemm_a100_status execute(const strata_sgemm_a100_plan_t* plan, int64_t M
   const int64_t m_tiles = strata_model::ceil_div(M, k.block[0]);
   const int64_t n_tiles = strata_model::ceil_div(N, k.block[1]);
   if (mul_overflows(m_tiles, n_tiles) || m_tiles * n_tiles > kMaxGridX) return STRATA_SGEMM_A100_SIZE_OVERFLOW;
-  const int64_t needed = workspace_bytes(M, N, splits);
+  const int64_t needed = workspace_bytes(k, M, N, splits);
   if (needed < 0) return STRATA_SGEMM_A100_SIZE_OVERFLOW;
   if (needed > 0 && (workspace == nullptr || workspace_size < static_cast<size_t>(needed)))
     return STRATA_SGEMM_A100_WORKSPACE_TOO_SMALL;
   if (needed > 0 && reinterpret_cast<uintptr_t>(workspace) % alignof(float) != 0)
     return STRATA_SGEMM_A100_INVALID_ARGUMENT;
-  status = check_device(k);
+  DeviceFacts device{};
+  status = current_device(&device);
+  if (status == STRATA_SGEMM_A100_OK) status = check_device(k, device);
   if (status != STRATA_SGEMM_A100_OK) return status;
+  const bool aligned = rows_aligned(A, lda, B, ldb);
+  if (k.wgmma && !tensor_map_sizes(M, N, K, lda, ldb)) return STRATA_SGEMM_A100_SIZE_OVERFLOW;
+  if (k.wgmma && K > 0 && !aligned) return STRATA_SGEMM_A100_MISALIGNED;
 
   GemmParams p{};
   p.M = M;
@@ -332,11 +445,15 @@ strata_sgemm_a100_status execute(const strata_sgemm_a100_plan_t* plan, int64_t M
   p.k_per_split = k_per_split;
   p.m_tiles = m_tiles;
   p.n_tiles = n_tiles;
-  // Whole 16-byte chunks need every row of A and B to start on a 16-byte boundary; block origins and k-tiles
-  // are multiples of whole chunks, so the bases and leading dimensions decide.
-  const bool aligned = aligned16(A) && aligned16(B) && (lda * 4) % 16 == 0 && (ldb * 4) % 16 == 0;
-  cudaError_t e = k.launch(p, splits, aligned, stream);
-  if (e == cudaSuccess && splits > 1) e = launch_splitk_reduce(p, splits, stream);
+  p.persistent_blocks = static_cast<int64_t>(device.sms) * (k.blocks_per_sm > 0 ? k.blocks_per_sm : 1);
+  cudaError_t e = cudaSuccess;
+  if (k.wgmma && splits > 1) {
+    // The tile counters of the same-launch reduction start at zero on the stream, before the kernel.
+    p.tile_counters = reinterpret_cast<unsigned int*>(p.partial + M * N * splits);
+    e = cudaMemsetAsync(p.tile_counters, 0, static_cast<size_t>(m_tiles * n_tiles) * sizeof(unsigned int), stream);
+  }
+  if (e == cudaSuccess) e = k.launch(p, splits, aligned, stream);
+  if (e == cudaSuccess && splits > 1 && !k.wgmma) e = launch_splitk_reduce(p, splits, stream);
   return from_cuda(e);
 }
 
@@ -375,6 +492,7 @@ const char* strata_sgemm_a100_status_string(strata_sgemm_a100_status status) {
     case STRATA_SGEMM_A100_UNSUPPORTED_DEVICE: return "this GPU cannot run the package's kernels";
     case STRATA_SGEMM_A100_CUDA_ERROR: return "CUDA error (see last_cuda_error)";
     case STRATA_SGEMM_A100_SYSTEM_ERROR: return "the system refused a resource the call needed";
+    case STRATA_SGEMM_A100_MISALIGNED: return "the plan's wgmma kernel needs A and B rows on 16-byte boundaries";
   }
   return "unknown status";
 }
@@ -387,7 +505,7 @@ strata_sgemm_a100_status strata_sgemm_a100_plan(int64_t M, int64_t N, int64_t K,
   return guarded([&] {
     if (plan == nullptr) return STRATA_SGEMM_A100_INVALID_ARGUMENT;
     if (const strata_sgemm_a100_status s = plannable(M, N, K); s != STRATA_SGEMM_A100_OK) return s;
-    plan_best(M, N, K, kMaxSplit, plan);
+    plan_best(M, N, K, kMaxSplit, kWgmmaBuilt, plan);
     return STRATA_SGEMM_A100_OK;
   });
 }
@@ -407,13 +525,16 @@ int32_t strata_sgemm_a100_explain(const strata_sgemm_a100_plan_t* plan, char* bu
   if (plan == nullptr || plan->kernel_id < 0 || plan->kernel_id >= kKernelCount) return -1;
   const int n = std::snprintf(
       buffer, buffer == nullptr ? 0 : size,
-      "kernel %d %s on %s: warp tile %dx%dx%d, block tile %dx%dx%d with %d cp.async stages, %d threads and %d B "
-      "of shared memory; split-K %d (k %lld per split); %lld blocks per split in %lld wave(s) on %lld SMs; "
+      "kernel %d %s on %s: %s tile %dx%dx%d, block tile %dx%dx%d with %d %s stages, %d threads and %d B "
+      "of shared memory; split-K %d (k %lld per split); %lld %s per split in %lld wave(s) on %lld SMs; "
       "predicted %.3g s",
-      plan->kernel_id, kKernels[plan->kernel_id].name, plan->tensor_cores ? "Tensor Cores" : "CUDA cores",
+      plan->kernel_id, kKernels[plan->kernel_id].name,
+      plan->wgmma ? "Tensor Cores (wgmma)" : plan->tensor_cores ? "Tensor Cores" : "CUDA cores",
+      plan->wgmma ? "warpgroup" : "warp",
       plan->warp_m, plan->warp_n, plan->warp_k, plan->block_m, plan->block_n, plan->block_k, plan->stages,
-      plan->threads_per_block, plan->shared_bytes, plan->split_k, static_cast<long long>(plan->k_per_split),
-      static_cast<long long>(plan->grid_blocks), static_cast<long long>(plan->waves),
+      plan->wgmma ? "TMA" : "cp.async", plan->threads_per_block, plan->shared_bytes, plan->split_k,
+      static_cast<long long>(plan->k_per_split), static_cast<long long>(plan->grid_blocks),
+      plan->wgmma ? "tiles (persistent blocks)" : "blocks", static_cast<long long>(plan->waves),
       static_cast<long long>(kSms), plan->predicted_seconds);
   return n;
 }
@@ -433,8 +554,12 @@ strata_sgemm_a100_status strata_sgemm_a100(int64_t M, int64_t N, int64_t K, floa
   return guarded([&] {
     const strata_sgemm_a100_status status = check_args(M, N, K, A, lda, B, ldb, C, ldc);
     if (status != STRATA_SGEMM_A100_OK || M == 0 || N == 0) return status;
+    DeviceFacts device{};
+    const strata_sgemm_a100_status found = current_device(&device);
+    if (found != STRATA_SGEMM_A100_OK) return found;
+    const bool wgmma = wgmma_usable(device, M, N, K, A, lda, B, ldb);
     strata_sgemm_a100_plan_t plan;
-    plan_best(M, N, K, kMaxSplit, &plan);
+    cached_plan(M, N, K, wgmma, &plan);
     if (plan.workspace_bytes == 0)
       return execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr, 0, stream);
     // Stream-ordered allocation: no device-wide synchronisation, and the memory returns to the pool once the
@@ -442,7 +567,7 @@ strata_sgemm_a100_status strata_sgemm_a100(int64_t M, int64_t N, int64_t K, floa
     void* workspace = nullptr;
     if (cudaMallocAsync(&workspace, plan.workspace_bytes, stream) != cudaSuccess) {
       (void)cudaGetLastError();
-      plan_best(M, N, K, 1, &plan);
+      plan_best(M, N, K, 1, wgmma, &plan);
       return execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr, 0, stream);
     }
     strata_sgemm_a100_status result =

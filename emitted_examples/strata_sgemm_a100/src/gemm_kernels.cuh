@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   9ecc7ef74fead567409f7487ee93bda1b0b264a015c4cba75525579afd1230a5  template cuda/gemm_kernels.cuh.tpl
+//   26a9281736f4c2538da3e688583b96c210837ba84dee8cc881846b4b9eaef165  template cuda/gemm_kernels.cuh.tpl
 
 // Device code shared by every kernel of strata_sgemm_a100: the cp.async tile loader, the Tensor Core (mma.sync) block
 // kernel, the CUDA-core (FMA) block kernel and the split-K reduction. Each src/kernels/*.cu instantiates one kernel
@@ -21,6 +21,8 @@
 
 #include <cuda_fp16.h>
 #include <stdint.h>
+
+#include <atomic>
 
 #include "internal.h"
 
@@ -100,13 +102,12 @@ __device__ __forceinline__ void load_tile(T* shared, const T* global, int64_t ld
   }
 }
 
-// Level 2: the block's tile coordinates. Blocks are numbered along gridDim.x; consecutive blocks walk down a group
-// of GROUP_M block rows before moving one block column right, so the blocks resident at one time cover a compact
-// region of C and reuse each other's A rows and B columns from L2.
+// Level 2: the coordinates of tile `id`. Consecutive ids walk down a group of GROUP_M tile rows before moving one
+// tile column right, so the tiles computed at one time cover a compact region of C and reuse each other's A rows
+// and B columns from L2.
 template <int GROUP_M>
-__device__ __forceinline__ void block_coordinates(int64_t m_tiles, int64_t n_tiles, int64_t* tile_m,
-                                                  int64_t* tile_n) {
-  const int64_t id = blockIdx.x;
+__device__ __forceinline__ void tile_coordinates(int64_t id, int64_t m_tiles, int64_t n_tiles, int64_t* tile_m,
+                                                 int64_t* tile_n) {
   const int64_t per_group = static_cast<int64_t>(GROUP_M) * n_tiles;
   const int64_t group = id / per_group;
   const int64_t first_m = group * GROUP_M;
@@ -114,6 +115,13 @@ __device__ __forceinline__ void block_coordinates(int64_t m_tiles, int64_t n_til
   const int64_t local = id - group * per_group;
   *tile_m = first_m + local % rows;
   *tile_n = local / rows;
+}
+
+// The block's tile: blocks are numbered along gridDim.x.
+template <int GROUP_M>
+__device__ __forceinline__ void block_coordinates(int64_t m_tiles, int64_t n_tiles, int64_t* tile_m,
+                                                  int64_t* tile_n) {
+  tile_coordinates<GROUP_M>(blockIdx.x, m_tiles, n_tiles, tile_m, tile_n);
 }
 
 // This block's share of k: split s of gridDim.z covers [s * k_per_split, min(K, (s + 1) * k_per_split)).
@@ -133,6 +141,20 @@ __device__ __forceinline__ void store_result(const GemmParams& p, int64_t r, int
   float* out = p.C + r * p.ldc + c;
   // beta == 0 must not read C: it may hold NaN or uninitialised memory.
   *out = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * *out;
+}
+
+// Raises `kernel`'s dynamic shared-memory limit to `bytes` on the current device once: the attribute stays set for
+// the device, so later calls skip the runtime call. `opted` holds one bit per device ordinal below 64 (higher ones
+// set it every call).
+inline cudaError_t opt_in_shared(const void* kernel, int bytes, std::atomic<uint64_t>* opted) {
+  int device = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return e;
+  const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : 0;
+  if (bit != 0 && (opted->load(std::memory_order_acquire) & bit) != 0) return cudaSuccess;
+  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (e == cudaSuccess) opted->fetch_or(bit, std::memory_order_release);
+  return e;
 }
 
 // ---- Tensor Cores ----------------------------------------------------------------------------------------
