@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "analyze/model.h"
+#include "analyze/wgmma_family.h"
 #include "emit/cuda_package.h"
 #include "spec/arch_loader.h"
 #include "spec/op_loader.h"
@@ -142,6 +143,9 @@ void check_dispatcher_model(const Example& e, const std::string& pkg, const Scra
   const Op op = load_op(source_path(std::string("ops/") + e.op + ".yaml"));
   const SieveResult sieve = run_sieve(arch, op).at(0);
   const strata_model::Machine machine = make_machine(arch, op, sieve);
+  // The wgmma kernels run on their family's machine and SM parameters.
+  const SieveResult family = wgmma_family(arch, op);
+  const strata_model::Machine wgmma = wgmma_machine(arch, op, family);
   const YAML::Node kernels = YAML::LoadFile(pkg + "/manifest.yaml")["kernels"];
   int compared = 0;
   std::istringstream lines(run.output);
@@ -153,7 +157,8 @@ void check_dispatcher_model(const Example& e, const std::string& pkg, const Scra
                         &shape[2], &split, &predicted) == 6);
     const YAML::Node k = kernels[static_cast<size_t>(id)];
     // The CUDA-core partners of an fp16 package run on another unit's model; the main unit is the sieve's.
-    if (k["unit"].as<std::string>() != to_string(sieve.unit)) continue;
+    const bool wgmma_kernel = k["unit"].as<std::string>() == "wgmma";
+    if (k["unit"].as<std::string>() != to_string(sieve.unit) && !wgmma_kernel) continue;
     REQUIRE(split == 1);
     strata_model::Tiling t{};
     for (size_t l = 0; l < 3; ++l)
@@ -161,8 +166,9 @@ void check_dispatcher_model(const Example& e, const std::string& pkg, const Scra
     if (k["level0_modelled_seconds"]) t.l0_measured_s = k["level0_modelled_seconds"].as<double>();
     const int64_t occupancy = k["blocks_per_sm"] ? k["blocks_per_sm"].as<int64_t>() : 0;
     INFO(k["name"].as<std::string>() << " on " << shape[0] << "x" << shape[1] << "x" << shape[2]);
-    const double expected = occupancy > 0 ? estimate_gpu(machine, gpu_sm(arch), t, occupancy, shape).total_s
-                                          : estimate_whole(machine, t, shape, 2).total_s;
+    const double expected = wgmma_kernel    ? estimate_gpu(wgmma, wgmma_sm(arch), t, occupancy, shape).total_s
+                            : occupancy > 0 ? estimate_gpu(machine, gpu_sm(arch), t, occupancy, shape).total_s
+                                            : estimate_whole(machine, t, shape, 2).total_s;
     CHECK(predicted == Approx(expected).epsilon(1e-12));
     ++compared;
   }

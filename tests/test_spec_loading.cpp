@@ -252,8 +252,8 @@ TEST_CASE("the CUDA occupancy fields come all together, and mma_sync_gflops only
   CHECK_THAT(
       arch_error(replaced(h100, "    peak_gflops: 67000\n", "    peak_gflops: 67000\n    mma_sync_gflops: 1\n")),
       Catch::Contains("'mma_sync_gflops' is only valid for unit tensor_core"));
-  // Without the group the block level is Eqs. 5-7 alone.
-  std::string bare = h100;
+  // Without the group the block level is Eqs. 5-7 alone (and there are no wgmma kernels, which it ranks).
+  std::string bare = h100.substr(0, h100.find("  wgmma:\n")) + h100.substr(h100.find("\ncompute:") + 1);
   for (const char* key :
        {"  shared_memory_per_sm_bytes: 233472\n", "  shared_memory_reserved_per_block_bytes: 1024\n",
         "  threads_per_sm_max: 2048\n", "  blocks_per_sm_max: 32\n", "  register_allocation_unit: 256\n",
@@ -262,4 +262,27 @@ TEST_CASE("the CUDA occupancy fields come all together, and mma_sync_gflops only
   const Arch without = load_arch(dir.write("bare.yaml", bare));
   CHECK(!without.isa.models_occupancy());
   CHECK(write_arch_yaml(without).find("blocks_per_sm_max") == std::string::npos);
+}
+
+TEST_CASE("the wgmma facts of a descriptor load, round-trip and are checked", "[spec][cuda]") {
+  const std::string text = read_file(source_path("archs/h100.yaml"));
+  const Arch arch = load_arch(source_path("archs/h100.yaml"));
+  REQUIRE(arch.isa.wgmma.present());
+  CHECK(arch.isa.wgmma.n == std::vector<int>{16, 32, 64, 128, 256});
+  CHECK(arch.isa.wgmma.consumers == std::vector<int>{1, 2});
+  CHECK(arch.isa.wgmma.slice_k == 64);
+  ScratchDir dir;
+  const Arch reloaded = load_arch(dir.write("reloaded.yaml", write_arch_yaml(arch)));
+  CHECK(reloaded.isa.wgmma.n == arch.isa.wgmma.n);
+  CHECK(reloaded.isa.wgmma.slice_floor_cycles == arch.isa.wgmma.slice_floor_cycles);
+  CHECK(reloaded.isa.wgmma.efficiency == arch.isa.wgmma.efficiency);
+  CHECK_THAT(arch_error(replaced(text, "n: [16, 32, 64, 128, 256]", "n: [16, 24]")),
+             Catch::Contains("24 is not a multiple of 16"));
+  CHECK_THAT(arch_error(replaced(text, "consumers: [1, 2]", "consumers: [1, 3]")), Catch::Contains("consumers"));
+  CHECK_THAT(arch_error(replaced(text, "efficiency: 0.8\n", "efficiency: 1.5\n")),
+             Catch::Contains("'efficiency' is a fraction of the peak"));
+  CHECK_THAT(arch_error(replaced(text, "  sm: 90\n", "  sm: 80\n")), Catch::Contains("'wgmma' needs sm 90"));
+  CHECK_THAT(arch_error(replaced(text, "  blocks_per_sm_max: 32\n", "")),
+             Catch::Contains("missing key 'blocks_per_sm_max'"));
+  CHECK_THAT(arch_error(replaced(text, "    slice_k: 64\n", "")), Catch::Contains("slice_k"));
 }
