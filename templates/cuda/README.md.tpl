@@ -39,10 +39,13 @@ ctest --test-dir build          # runs the kernels when a GPU of compute capabil
 build/{{PACKAGE}}_bench         # M from 1 to 8192 at N = K = 4096, then squares; or M,N,K ... or --csv FILE
 ```
 
-`CMAKE_CUDA_ARCHITECTURES` defaults to {{SM}} (the `{{ARCH_NAME}}` descriptor's compute capability
-{{SM_DOTTED}}); pass `-DCMAKE_CUDA_ARCHITECTURES="80;90"` to build for several. The kernels need sm_80 or later
-(cp.async and mma.sync with f32 accumulators). Building needs no GPU. Without one the selftest checks arguments
-and plans, then reports itself skipped.
+`CMAKE_CUDA_ARCHITECTURES` defaults to {{CUDA_ARCHITECTURE}} (the `{{ARCH_NAME}}` descriptor's compute capability
+{{SM_DOTTED}}); pass `-DCMAKE_CUDA_ARCHITECTURES="80;90{{#WGMMA_PACKAGE}}a{{/WGMMA_PACKAGE}}"` to build for several. The kernels need sm_80 or later
+(cp.async and mma.sync with f32 accumulators).{{#WGMMA_PACKAGE}} The wgmma kernels (persistent blocks fed by the tensor copy
+engine) run only from sm_90a code on a GPU of compute capability 9.0, with A and B on 16-byte boundaries and lda,
+ldb multiples of 8; elsewhere the dispatcher plans without them, and `{{PACKAGE}}_execute` refuses a plan that
+names one (`{{PACKAGE_UPPER}}_UNSUPPORTED_DEVICE`, `{{PACKAGE_UPPER}}_MISALIGNED`).{{/WGMMA_PACKAGE}} Building needs no GPU. Without one the
+selftest checks arguments and plans, then reports itself skipped.
 
 The build type defaults to `Release`. Whatever it is (also when a parent project builds the package with `Debug` or
 with no build type, CMake's default), the dispatcher is compiled with `-O3` after the build type's flags, and so are
