@@ -1,9 +1,9 @@
 #!/bin/bash
-# Second device check (prepare.sh first; not run yet: no GPU was lent for it): the CUDA packages with the wgmma family (built as generated: sm_90a for the H100 fp16 package),
-# self-tested; then the H100 fp16 package before the family (main at eb0c2e1, in .gpu_try/before, built for sm_90)
-# and after it, each against cuBLAS interleaved per shape, on the default sweep and the transformer, cnn and gnn
-# suites (.gpu_shapes: copies of the shared shape lists), the after package with --oracle. Run from the repository
-# root; results under $OUT.
+# Second device check, prepared and not run yet (no GPU was lent for it; prepare.sh first): the CUDA packages with
+# the wgmma family (built as generated: sm_90a for the H100 fp16 package), self-tested; then the H100 fp16 package
+# before the family (main at eb0c2e1, in .gpu_try/before, built for sm_90) and after it, each against cuBLAS
+# interleaved per shape, on the default sweep and the transformer, cnn and gnn suites (.gpu_shapes: copies of the
+# shared shape lists), the after package with --oracle. Run from the repository root; results under $OUT.
 set -o pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=/tmp/res; mkdir -p $R; LOG=$R/log.txt
 END=${END:-480}
