@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
@@ -297,8 +298,11 @@ TEST_CASE("CUDA packages compile with nvcc for sm_80 and sm_90a within the descr
       // Per architecture: two instantiations per cp.async kernel (aligned and element-wise loads), one per wgmma
       // kernel (tensor maps only; an empty body for sm_80), and the reduction.
       size_t instantiations = 1;
-      for (const auto& k : YAML::LoadFile(pkg + "/manifest.yaml")["kernels"])
+      bool wgmma = false;
+      for (const auto& k : YAML::LoadFile(pkg + "/manifest.yaml")["kernels"]) {
+        wgmma = wgmma || k["unit"].as<std::string>() == "wgmma";
         instantiations += k["unit"].as<std::string>() == "wgmma" ? 1 : 2;
+      }
       CHECK(reports.size() == instantiations * 2);
       std::string table;
       for (const auto& k : reports)
@@ -310,10 +314,14 @@ TEST_CASE("CUDA packages compile with nvcc for sm_80 and sm_90a within the descr
       CHECK(problems.empty());
 
       // Host code: the dispatcher and the self-test with the host compiler, warnings as errors; the bench too
-      // (it includes cuBLAS's header, but is not linked here).
+      // (it includes cuBLAS's header, but is not linked here). The kernels above hold sm_90a code, which a package
+      // with wgmma kernels tells its dispatcher as its CMakeLists.txt does.
+      std::string macro = std::string("strata_") + e.op + "_" + e.arch + "_WGMMA_BUILT";
+      for (char& c : macro) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      const std::string defines = wgmma ? " -D" + macro : "";
       for (const char* file : {"src/dispatch.cpp", "test/selftest.cpp", "bench/bench.cpp"}) {
-        const Shell s = shell("c++ -c " + host_flags + includes + pkg + "/" + file + " -o " + dir.path() + "/" +
-                              fs::path(file).stem().string() + ".o");
+        const Shell s = shell("c++ -c " + host_flags + defines + includes + pkg + "/" + file + " -o " + dir.path() +
+                              "/" + fs::path(file).stem().string() + ".o");
         INFO(file << "\n" << s.output);
         REQUIRE(s.exit_code == 0);
       }
@@ -338,6 +346,12 @@ TEST_CASE("CUDA packages compile with nvcc for sm_80 and sm_90a within the descr
           cuda_core_kernels += k["unit"].as<std::string>() == "cuda_core";
         CHECK(cuda_core_kernels > 0);
         CHECK_THAT(line_starting(run.output, "plan 4096x4096x4096:"), Catch::Contains("on Tensor Cores"));
+        // A Hopper package built with sm_90a code plans its wgmma kernels for large calls and for M = 1 (the
+        // transposed, swapped tile), where the operands suit tensor maps.
+        if (wgmma) {
+          CHECK_THAT(line_starting(run.output, "plan 4096x4096x4096:"), Catch::Contains("(wgmma)"));
+          CHECK_THAT(line_starting(run.output, "plan 1x4096x4096:"), Catch::Contains("(wgmma)"));
+        }
       }
     }
   }
