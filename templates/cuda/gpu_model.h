@@ -20,12 +20,12 @@
 //   T_round = max(wsp * T_warp, max(T_warp, steps * step_floor) + steps * step_latency)
 //             + occupancy * Bytes(k tile) / shared_Bps + sync_s,
 // with T_warp the level-0 time of the warp's share of the k tile (step_floor is 0 for mma.sync and FMA warps; a
-// wgmma slice's dependent instructions take a fixed time however narrow the tile). Level 2 (the grid over the SMs) then has
-// SMs x occupancy parallel units, each with 1 / occupancy of its SM's L2 bandwidth, and its blocks keep their sums
-// in registers across k (no partial sums move between k tiles) and drain C once, at their share of DRAM among the
-// blocks resident at once. The grid is every block of the call, each spanning its whole k range as the kernel's
-// blocks do, and an SM holds no more of them than fall to it; the problem level overlaps the DRAM stream with the
-// blocks' work.
+// wgmma slice's dependent instructions take a fixed time however narrow the tile). Level 2 (the grid over the SMs)
+// then has SMs x occupancy parallel units, each with 1 / occupancy of its SM's L2 bandwidth, and its blocks keep
+// their sums in registers across k (no partial sums move between k tiles) and drain C once, at their share of DRAM
+// among the blocks resident at once. The grid is every block of the call, each spanning its whole k range as the
+// kernel's blocks do, and an SM holds no more of them than fall to it; the problem level overlaps the DRAM stream
+// with the blocks' work.
 #ifndef STRATA_GPU_MODEL_H_
 #define STRATA_GPU_MODEL_H_
 
@@ -108,8 +108,8 @@ inline strata_model::LevelCost block_round(const strata_model::Machine& m, const
   c.n_temporal = strata_model::ceil_div(block[2], warp[2]);
   c.waves = wsp;
   c.compute_s = issue_s > chain_s ? issue_s : chain_s;
-  c.load_s = sm.shared_Bps > 0 ? static_cast<double>(occupancy) * strata_model::input_bytes(m, block) / sm.shared_Bps
-                                : 0.0;
+  c.load_s =
+      sm.shared_Bps > 0 ? static_cast<double>(occupancy) * strata_model::input_bytes(m, block) / sm.shared_Bps : 0.0;
   c.store_s = 0;
   c.temporal_s = c.compute_s + c.load_s + sm.sync_s;
   c.exec_s = c.temporal_s;

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   0d3dc9a6d4034c32baa4eff83d9db324c24cbc3f454b69aef66102182c5e97c5  template cuda/gpu_model.h
+//   de888dc5590570feb2184af4824845be022afd2ce89cae337d418efc8d775f0d  template cuda/gpu_model.h
 
 // The block and grid levels of Strata's model for CUDA thread blocks: occupancy and the block's k loop.
 //
@@ -28,12 +28,12 @@
 //   T_round = max(wsp * T_warp, max(T_warp, steps * step_floor) + steps * step_latency)
 //             + occupancy * Bytes(k tile) / shared_Bps + sync_s,
 // with T_warp the level-0 time of the warp's share of the k tile (step_floor is 0 for mma.sync and FMA warps; a
-// wgmma slice's dependent instructions take a fixed time however narrow the tile). Level 2 (the grid over the SMs) then has
-// SMs x occupancy parallel units, each with 1 / occupancy of its SM's L2 bandwidth, and its blocks keep their sums
-// in registers across k (no partial sums move between k tiles) and drain C once, at their share of DRAM among the
-// blocks resident at once. The grid is every block of the call, each spanning its whole k range as the kernel's
-// blocks do, and an SM holds no more of them than fall to it; the problem level overlaps the DRAM stream with the
-// blocks' work.
+// wgmma slice's dependent instructions take a fixed time however narrow the tile). Level 2 (the grid over the SMs)
+// then has SMs x occupancy parallel units, each with 1 / occupancy of its SM's L2 bandwidth, and its blocks keep
+// their sums in registers across k (no partial sums move between k tiles) and drain C once, at their share of DRAM
+// among the blocks resident at once. The grid is every block of the call, each spanning its whole k range as the
+// kernel's blocks do, and an SM holds no more of them than fall to it; the problem level overlaps the DRAM stream
+// with the blocks' work.
 #ifndef STRATA_GPU_MODEL_H_
 #define STRATA_GPU_MODEL_H_
 
@@ -116,8 +116,8 @@ inline strata_model::LevelCost block_round(const strata_model::Machine& m, const
   c.n_temporal = strata_model::ceil_div(block[2], warp[2]);
   c.waves = wsp;
   c.compute_s = issue_s > chain_s ? issue_s : chain_s;
-  c.load_s = sm.shared_Bps > 0 ? static_cast<double>(occupancy) * strata_model::input_bytes(m, block) / sm.shared_Bps
-                                : 0.0;
+  c.load_s =
+      sm.shared_Bps > 0 ? static_cast<double>(occupancy) * strata_model::input_bytes(m, block) / sm.shared_Bps : 0.0;
   c.store_s = 0;
   c.temporal_s = c.compute_s + c.load_s + sm.sync_s;
   c.exec_s = c.temporal_s;
