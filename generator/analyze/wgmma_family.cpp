@@ -14,6 +14,8 @@ int64_t wgmma_shared_bytes(int64_t rows_a, int64_t rows_b, int64_t slice_k, int 
   return stages * ((rows_a + rows_b) * slice_k * kBytes + kBarriers) + kFlag + kAtom;
 }
 
+bool wgmma_applies(const Arch& arch, const Op& op) { return arch.isa.wgmma.present() && op.a_type == DataType::f16; }
+
 SieveResult wgmma_family(const Arch& arch, const Op& op) {
   SieveResult family;
   family.unit = ComputeUnit::tensor_core;
@@ -22,7 +24,7 @@ SieveResult wgmma_family(const Arch& arch, const Op& op) {
     if (c.unit == ComputeUnit::tensor_core && c.input == op.a_type) family.peak_gflops = c.peak_gflops;
   family.levels.resize(3);
   for (size_t l = 0; l < 3 && l < arch.levels.size(); ++l) family.levels[l].name = arch.levels[l].name;
-  if (!w.present() || op.a_type != DataType::f16 || family.peak_gflops <= 0) return family;
+  if (!wgmma_applies(arch, op) || family.peak_gflops <= 0) return family;
   const int64_t k = w.slice_k;
   // Level 0: 64 x n tiles, and swapped n x 64 ones (C^T) for n below 64, where C has few rows.
   for (bool swapped : {false, true})

@@ -19,7 +19,11 @@ constexpr int64_t kWgmmaGroupM = 8;
 // and the alignment slack of the 1024-byte swizzle atom.
 int64_t wgmma_shared_bytes(int64_t rows_a, int64_t rows_b, int64_t slice_k, int stages);
 
-// The family for `arch` (empty levels when isa.wgmma is absent or op is not f16).
+// Hopper's warpgroup MMA (sm_90a) takes f16 operands from shared memory: a CUDA package holds wgmma kernels where
+// the descriptor declares isa.wgmma (sm 90 only) and the inputs are f16.
+bool wgmma_applies(const Arch& arch, const Op& op);
+
+// The family for `arch` (empty levels where wgmma_applies is false).
 SieveResult wgmma_family(const Arch& arch, const Op& op);
 
 // The model's machine for the family: make_machine's, with level 1 one unit (a warpgroup's wgmma runs on all four

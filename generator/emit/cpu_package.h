@@ -22,12 +22,13 @@ struct PackageInputs {
   const SieveResult* sieve = nullptr;
   strata_model::Machine machine{};
   const Selection* selection = nullptr;
-  std::vector<double> level0_seconds;       // per level-0 candidate: profiled tile time, 0 when modelled
-  const ProfileRecords* records = nullptr;  // null: level 0 modelled
-  bool level1_profiled = false;             // the selection's level-1 times are records->level1's
-  std::string records_yaml;                 // shipped as profile_records.yaml when records != nullptr
-  std::string name;                         // package name, a C identifier
-  Provenance provenance;                    // command line and input hashes (arch, op, records)
+  std::vector<const UnitSelection*> extra_units;  // GPU: kernels of other units beside the selection's
+  std::vector<double> level0_seconds;             // per level-0 candidate: profiled tile time, 0 when modelled
+  const ProfileRecords* records = nullptr;        // null: level 0 modelled
+  bool level1_profiled = false;                   // the selection's level-1 times are records->level1's
+  std::string records_yaml;                       // shipped as profile_records.yaml when records != nullptr
+  std::string name;                               // package name, a C identifier
+  Provenance provenance;                          // command line and input hashes (arch, op, records)
   // Relative path -> content of the inputs the package carries verbatim (kInputArch, kInputOp), so that its own
   // provenance command regenerates it.
   std::map<std::string, std::string> input_files;

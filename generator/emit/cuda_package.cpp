@@ -23,10 +23,6 @@ const char* unit_name(ComputeUnit u, bool wgmma = false) {
   return wgmma ? "wgmma" : u == ComputeUnit::tensor_core ? "tensor_core" : "cuda_core";
 }
 
-// Hopper's warpgroup MMA (sm_90a) takes f16 operands from shared memory: the package adds its kernels where the
-// descriptor declares isa.wgmma (sm 90 only) and the inputs are f16.
-bool uses_wgmma(const Arch& arch, const Op& op) { return arch.isa.wgmma.present() && op.a_type == DataType::f16; }
-
 bool is_m16n8k16(const MmaShape& mma) { return mma.m == 16 && mma.n == 8 && mma.k == 16; }
 
 // One compute unit's share of the package: its sieve, model and selected kernels.
@@ -188,10 +184,10 @@ void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
   d->SetIntValue("SM", arch.isa.sm);
   d->SetValue("SM_DOTTED", fmt::format("{}.{}", arch.isa.sm / 10, arch.isa.sm % 10));
   // wgmma kernels need the architecture-specific target (sm_90a) where the others take the plain one.
-  const std::string architecture = fmt::format("{}{}", arch.isa.sm, uses_wgmma(arch, op) ? "a" : "");
+  const std::string architecture = fmt::format("{}{}", arch.isa.sm, wgmma_applies(arch, op) ? "a" : "");
   d->SetValue("CUDA_ARCHITECTURE", architecture);
   d->SetValue("BUILT_FOR", "sm_" + architecture);
-  if (uses_wgmma(arch, op)) d->ShowSection("WGMMA_PACKAGE");
+  if (wgmma_applies(arch, op)) d->ShowSection("WGMMA_PACKAGE");
   d->SetIntValue("SMS", arch.levels.back().parallel_units);
   d->SetValue("A_TYPE", to_string(op.a_type));
   d->SetValue("B_TYPE", to_string(op.b_type));
@@ -335,69 +331,6 @@ std::string render_cuda_manifest(const PackageInputs& in, const std::vector<Unit
   return y;
 }
 
-constexpr int64_t kPartnerMaxM = 16;  // one m16 MMA tile: below this the Tensor Cores compute padding
-
-// The CUDA-core kernels an f16 package adds beside its Tensor Core kernels: the same sieve and selection, over a
-// copy of the descriptor whose CUDA-core unit reads the op's input type (the kernels widen f16 to f32 as it
-// leaves shared memory and run FMA at the fp32 peak the descriptor gives).
-struct Partner {
-  Arch arch;
-  SieveResult sieve;
-  strata_model::Machine machine{};
-  Selection selection;
-};
-
-Partner cuda_core_partner(const Arch& arch, const Op& op) {
-  Partner p;
-  p.arch = arch;
-  auto& compute = p.arch.compute;
-  compute.erase(std::remove_if(compute.begin(), compute.end(),
-                               [](const ComputeSpec& c) { return c.unit != ComputeUnit::cuda_core; }),
-                compute.end());
-  for (ComputeSpec& c : compute) c.input = op.a_type;
-  if (compute.empty())
-    throw Error({arch.file, 0, 0}, fmt::format("architecture '{}' has no cuda_core compute unit, which the CUDA "
-                                               "package needs for shapes the Tensor Cores leave idle",
-                                               arch.name));
-  p.sieve = run_sieve(p.arch, op).at(0);
-  require_candidates(p.sieve, p.arch);
-  p.machine = make_machine(p.arch, op, p.sieve);
-  SelectOptions so;
-  // Partners for the shapes where Tensor Cores idle (Helix, Figure 12: tiny M), not a second full kernel set:
-  // selected over the grid's shapes with at most 16 rows, one m16 MMA tile.
-  so.max_kernels = 2;
-  so.grid_max_m = kPartnerMaxM;
-  so.whole_levels = 2;
-  so.level0_pool = kGpuLevel0Pool;
-  so.level0_allowed = cuda_emittable_level0(p.arch, op, p.sieve);
-  p.selection = select_kernels(p.sieve, p.machine, gpu_level0_seconds(p.arch, op, p.sieve), so);
-  return p;
-}
-
-// The wgmma kernels of a Hopper package: the family ranked over the whole selection grid by its own SM model.
-struct WgmmaUnit {
-  SieveResult family;
-  strata_model::Machine machine{};
-  strata_gpu::Sm sm{};
-  Selection selection;
-};
-
-constexpr size_t kWgmmaKernels = 6;
-
-WgmmaUnit wgmma_unit(const Arch& arch, const Op& op) {
-  WgmmaUnit w;
-  w.family = wgmma_family(arch, op);
-  w.machine = wgmma_machine(arch, op, w.family);
-  w.sm = wgmma_sm(arch);
-  SelectOptions so;
-  so.max_kernels = kWgmmaKernels;
-  so.level0_pool = w.family.levels[0].candidates.size();
-  so.whole_levels = 2;
-  so.gpu = w.sm;
-  w.selection = select_kernels(w.family, w.machine, wgmma_level0_seconds(arch, w.family), so);
-  return w;
-}
-
 void fill_sm(const strata_gpu::Sm& sm, ctemplate::TemplateDictionary* d) {
   d->SetValue("SM_REGISTERS", std::to_string(sm.registers));
   d->SetValue("SM_REGISTER_UNIT", std::to_string(sm.register_unit));
@@ -477,22 +410,15 @@ std::map<std::string, std::string> render_cuda_package(const PackageInputs& in, 
     return provenance_header(in.provenance, style, used, extra);
   };
 
-  // The units and their kernels: the selection made for in.sieve's unit, then, for f16 inputs, CUDA-core partners.
+  // The units and their kernels: the selection made for in.sieve's unit, then the pipeline's other units (for f16
+  // inputs CUDA-core partners, and on Hopper the wgmma kernels, which bring their own SM parameters).
   std::vector<UnitKernels> units;
   units.push_back(UnitKernels{in.sieve->unit, in.sieve, in.machine, in.selection});
-  Partner partner;
-  if (in.sieve->unit == ComputeUnit::tensor_core) {
-    partner = cuda_core_partner(arch, op);
-    units.push_back(
-        UnitKernels{ComputeUnit::cuda_core, &partner.sieve, partner.machine, &partner.selection, kPartnerMaxM});
-  }
-  WgmmaUnit wgmma;
   std::vector<strata_gpu::Sm> sms = {gpu_sm(arch)};
-  if (uses_wgmma(arch, op)) {
-    wgmma = wgmma_unit(arch, op);
-    units.push_back(UnitKernels{ComputeUnit::tensor_core, &wgmma.family, wgmma.machine, &wgmma.selection, 8192, true,
-                                static_cast<int>(sms.size())});
-    sms.push_back(wgmma.sm);
+  for (const UnitSelection* u : in.extra_units) {
+    units.push_back(UnitKernels{u->unit, &u->sieve, u->machine, &u->selection, u->grid_max_m, u->wgmma,
+                                u->wgmma ? static_cast<int>(sms.size()) : 0});
+    if (u->wgmma) sms.push_back(u->sm);
   }
   std::vector<CudaKernel> kernels;
   for (size_t u = 0; u < units.size(); ++u)
@@ -545,7 +471,7 @@ std::map<std::string, std::string> render_cuda_package(const PackageInputs& in, 
     const std::string body = renderer.render(r.tpl, dict);
     files[r.path] = header(r.style, {r.tpl}) + body;
   }
-  if (uses_wgmma(arch, op)) {
+  if (wgmma_applies(arch, op)) {
     const char* tpl = "cuda/wgmma_kernels.cuh.tpl";
     files["src/wgmma_kernels.cuh"] = header(CommentStyle::cpp, {tpl}) + renderer.render(tpl, dict);
   }

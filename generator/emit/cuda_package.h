@@ -20,9 +20,9 @@ void check_cuda_support(const Arch& arch, const Op& op);
 // whole in 16 x 16 fragment pairs, thread tiles whose shared-memory rows are whole 16-byte cp.async chunks).
 std::vector<bool> cuda_emittable_level0(const Arch& arch, const Op& op, const SieveResult& sieve);
 
-// Relative path -> content, sorted. `in.selection` holds the kernels of `in.sieve`'s compute unit; for f16 inputs
-// the backend adds CUDA-core kernels (fp16 widened to fp32 FMA) so the dispatcher can leave the Tensor Cores for
-// shapes where they lose (tiny M). Throws strata::Error when the pair is outside what this backend emits.
+// Relative path -> content, sorted. `in.selection` holds the kernels of `in.sieve`'s compute unit, and
+// `in.extra_units` those of the pipeline's other units (generate/gpu_units.h: CUDA-core partners for f16 inputs,
+// wgmma kernels on Hopper). Throws strata::Error when the pair is outside what this backend emits.
 std::map<std::string, std::string> render_cuda_package(const PackageInputs& in, TemplateRenderer& renderer);
 
 // The manifest's analyzer lines and generate's note: no level of a CUDA package is profiled by the generator.

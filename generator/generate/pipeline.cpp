@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/sha256.h"
 #include "emit/package_writer.h"
+#include "generate/gpu_units.h"
 #include "profile/host_profiler.h"
 #include "spec/arch_loader.h"
 #include "spec/op_loader.h"
@@ -181,6 +182,8 @@ std::unique_ptr<PreparedPackage> prepare_package(const GenerateRequest& r) {
   level1_records(r, *p, in.level0_seconds, so);
   if (!p->level1.empty()) so.level1 = &p->level1;
   p->selection = select_kernels(p->sieve, in.machine, in.level0_seconds, so);
+  p->extra_units = gpu_extra_units(arch, op, p->sieve.unit);
+  for (const UnitSelection& u : p->extra_units) in.extra_units.push_back(&u);
 
   in.arch = &p->arch;
   in.op = &p->op;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "emit/package.h"
 #include "profile/records.h"
@@ -40,6 +41,7 @@ struct PreparedPackage {
   bool have_records = false;
   Level1Profile level1;
   Selection selection;
+  std::vector<UnitSelection> extra_units;  // a CUDA package's other units (generate/gpu_units.h)
   PackageInputs inputs;
 };
 

@@ -77,6 +77,18 @@ struct SelectOptions {
       price;
 };
 
+// A compute unit's kernels beside a package's main selection (a GPU package's CUDA-core partners, its Hopper wgmma
+// kernels): the unit's candidates, model and selection, made by the pipeline before anything is rendered.
+struct UnitSelection {
+  ComputeUnit unit = ComputeUnit::cuda_core;
+  bool wgmma = false;  // analyze/wgmma_family.h's kernels
+  SieveResult sieve;   // the unit's candidates (the wgmma family for wgmma)
+  strata_model::Machine machine{};
+  strata_gpu::Sm sm{};  // wgmma: the family's SM parameters; else unused (the package's gpu_sm)
+  Selection selection;
+  int64_t grid_max_m = 8192;  // the selection grid's largest M
+};
+
 // level0_seconds: per level-0 candidate, the profiled time of one tile (0 = modelled).
 Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& machine,
                          const std::vector<double>& level0_seconds, const SelectOptions& options);
