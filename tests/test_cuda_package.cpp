@@ -379,3 +379,37 @@ TEST_CASE("the ptxas check rejects a kernel over the register budget", "[cuda][n
   INFO(join(problems));
   CHECK_THAT(join(problems), Catch::Contains("over_budget (sm_80") && Catch::Contains("spills registers"));
 }
+
+TEST_CASE("a Hopper package builds for sm_90a by default and tells its dispatcher and self-test so", "[cuda][nvcc]") {
+  require_nvcc();
+  ScratchDir dir;
+  const std::string pkg = generate(dir, Example{"h100", "hgemm_tc"});
+  const std::string build = dir.path() + "/build";
+  // As a user builds it: no architecture given, so the package's own default (90a), warnings as errors.
+  const Shell configured = shell("cmake -S " + pkg + " -B " + build + " -DSTRATA_HGEMM_TC_H100_WERROR=ON");
+  INFO(configured.output);
+  REQUIRE(configured.exit_code == 0);
+  const Shell built =
+      shell("cmake --build " + build + " --parallel 2 --target strata_hgemm_tc_h100_selftest -- VERBOSE=1");
+  INFO(built.output);
+  REQUIRE(built.exit_code == 0);
+  CHECK_THAT(built.output, Catch::Contains("arch=compute_90a,code=[compute_90a,sm_90a]"));
+  // The dispatcher and the self-test are compiled knowing the build holds sm_90a code.
+  CHECK_THAT(built.output, Catch::Contains("-DSTRATA_HGEMM_TC_H100_WGMMA_BUILT"));
+  const Shell run = shell(build + "/strata_hgemm_tc_h100_selftest");
+  INFO(run.output);
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(line_starting(run.output, "plan 4096x4096x4096:"), Catch::Contains("(wgmma)"));
+  // A build without sm_90a code plans without its wgmma kernels.
+  const std::string plain = dir.path() + "/plain";
+  const Shell reconfigured = shell("cmake -S " + pkg + " -B " + plain + " -DCMAKE_CUDA_ARCHITECTURES=90");
+  INFO(reconfigured.output);
+  REQUIRE(reconfigured.exit_code == 0);
+  const Shell rebuilt = shell("cmake --build " + plain + " --parallel 2 --target strata_hgemm_tc_h100_selftest");
+  INFO(rebuilt.output);
+  REQUIRE(rebuilt.exit_code == 0);
+  const Shell plain_run = shell(plain + "/strata_hgemm_tc_h100_selftest");
+  INFO(plain_run.output);
+  CHECK(plain_run.exit_code == 0);
+  CHECK_THAT(line_starting(plain_run.output, "plan 4096x4096x4096:"), !Catch::Contains("(wgmma)"));
+}
