@@ -28,6 +28,9 @@ TEST_CASE("strata sieve and strata model run for every shipped arch and op", "[c
         CHECK_THAT(sieve.out, Catch::Contains("total candidates:") && Catch::Contains("removed by"));
         CHECK(model.exit_code == 0);
         CHECK_THAT(model.out, Catch::Contains("#1 ") && Catch::Contains("#2 ") && Catch::Contains("problem"));
+        // A Hopper descriptor's f16 GEMM also ranks the wgmma family, as generate selects from it.
+        const bool wgmma = arch.isa.wgmma.present() && op.a_type == strata::DataType::f16;
+        CHECK((model.out.find("compute unit tensor_core (wgmma):") != std::string::npos) == wgmma);
         ++ran;
       } else {
         // A pairing that cannot work is an error naming the op file, not a crash.

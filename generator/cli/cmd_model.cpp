@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analyze/model.h"
+#include "analyze/wgmma_family.h"
 #include "cli/commands.h"
 #include "cli/spec_options.h"
 #include "emit/cpu_package.h"
@@ -78,18 +79,13 @@ Command add_model_command(CLI::App& app) {
             } else {
               fmt::print("  level 0 is modelled (Eq. 3); pass --profile FILE to use measured records\n");
             }
-            for (const auto& sieve : results) {
-              const auto machine = make_machine(arch, op, sieve);
-              // As generate does: records where given (CPU tiles), else the model (CUDA-core tiles; flops elsewhere).
-              const std::vector<double> level0_seconds = !profile->empty() && sieve.unit == ComputeUnit::cpu_fma
-                                                             ? level0_seconds_from(arch, op, sieve, records)
-                                                             : gpu_level0_seconds(arch, op, sieve);
-              // As the selection ranks them: Tensor Core blocks by occupancy and their k loop where the descriptor
-              // models those (select_options_for), the rest by Eqs. 5-7.
-              const strata_gpu::Sm gpu = select_options_for(arch, op, sieve, machine).gpu;
+            // The ranking of one unit's candidates, as the selection ranks them (gpu: the block level's SM).
+            auto print_ranked = [&](const SieveResult& sieve, const strata_model::Machine& machine,
+                                    const std::vector<double>& level0_seconds, const strata_gpu::Sm& gpu,
+                                    const std::string& unit) {
               const auto ranked = rank_tilings(machine, sieve, shape, *top, level0_seconds, &gpu);
-              fmt::print("  compute unit {}: {} candidates, launch {}\n", to_string(sieve.unit),
-                         sieve.total_candidates(), seconds(machine.launch_s));
+              fmt::print("  compute unit {}: {} candidates, launch {}\n", unit, sieve.total_candidates(),
+                         seconds(machine.launch_s));
               for (size_t r = 0; r < ranked.size(); ++r) {
                 const RankedTiling& t = ranked[r];
                 std::string tiles;
@@ -103,6 +99,23 @@ Command add_model_command(CLI::App& app) {
                            gflops, blocks);
                 print_breakdown(arch, sieve, t, shape);
               }
+            };
+            for (const auto& sieve : results) {
+              const auto machine = make_machine(arch, op, sieve);
+              // As generate does: records where given (CPU tiles), else the model (CUDA-core tiles; flops elsewhere).
+              const std::vector<double> level0_seconds = !profile->empty() && sieve.unit == ComputeUnit::cpu_fma
+                                                             ? level0_seconds_from(arch, op, sieve, records)
+                                                             : gpu_level0_seconds(arch, op, sieve);
+              // As the selection ranks them: Tensor Core blocks by occupancy and their k loop where the descriptor
+              // models those (select_options_for), the rest by Eqs. 5-7.
+              const strata_gpu::Sm gpu = select_options_for(arch, op, sieve, machine).gpu;
+              print_ranked(sieve, machine, level0_seconds, gpu, to_string(sieve.unit));
+            }
+            // Hopper: the wgmma family, ranked by its own SM parameters as generate selects from it.
+            if (wgmma_applies(arch, op)) {
+              const SieveResult family = wgmma_family(arch, op);
+              print_ranked(family, wgmma_machine(arch, op, family), wgmma_level0_seconds(arch, family),
+                           wgmma_sm(arch), "tensor_core (wgmma)");
             }
             return 0;
           }};
