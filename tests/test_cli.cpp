@@ -111,16 +111,21 @@ TEST_CASE("model ranks Tensor Core blocks as generate selects them: by occupancy
                              source_path("ops/hgemm_tc.yaml") + " --shape 4096,4096,4096");
   REQUIRE(tc.exit_code == 0);
   CHECK_THAT(tc.out, Catch::Contains("per SM)") && Catch::Contains("L2 grid        4096x4096x4096"));
-  std::vector<std::string> blocks;
-  for (size_t at = tc.out.find("    #"); at != std::string::npos; at = tc.out.find("    #", at + 1)) {
-    const std::string line = tc.out.substr(at, tc.out.find('\n', at) - at);
-    const size_t first = line.find(" / "), second = line.find(" / ", first + 3);
-    blocks.push_back(line.substr(first + 3, second - first - 3));
+  // The mma.sync blocks, then the wgmma family's (h100.yaml declares isa.wgmma): three distinct block tiles each.
+  const size_t wgmma = tc.out.find("compute unit tensor_core (wgmma):");
+  REQUIRE(wgmma != std::string::npos);
+  for (const std::string& section : {tc.out.substr(0, wgmma), tc.out.substr(wgmma)}) {
+    std::vector<std::string> blocks;
+    for (size_t at = section.find("    #"); at != std::string::npos; at = section.find("    #", at + 1)) {
+      const std::string line = section.substr(at, section.find('\n', at) - at);
+      const size_t first = line.find(" / "), second = line.find(" / ", first + 3);
+      blocks.push_back(line.substr(first + 3, second - first - 3));
+    }
+    REQUIRE(blocks.size() == 3);
+    CHECK(blocks[0] != blocks[1]);
+    CHECK(blocks[1] != blocks[2]);
+    CHECK(blocks[0] != blocks[2]);
   }
-  REQUIRE(blocks.size() == 3);
-  CHECK(blocks[0] != blocks[1]);
-  CHECK(blocks[1] != blocks[2]);
-  CHECK(blocks[0] != blocks[2]);
   const auto cores = run_strata("model --top 1 --arch " + source_path("archs/h100.yaml") + " --op " +
                                 source_path("ops/sgemm.yaml") + " --shape 4096,4096,4096");
   REQUIRE(cores.exit_code == 0);
