@@ -108,7 +108,8 @@ typedef struct {
   int64_t k_per_split;                /* depth of each slice, a multiple of block_k */
   int64_t grid_blocks;                /* blocks per split: ceil(M / block_m) * ceil(N / block_n) */
   int64_t waves;                      /* ceil(grid_blocks * split_k / SMs), one block per SM as the model sees it */
-  size_t workspace_bytes;             /* device workspace the call needs (split_k * M * N floats; 0 without split) */
+  size_t workspace_bytes;             /* device workspace the call needs (split_k * M * N floats, and for a wgmma
+                                         kernel a 4-byte counter per block tile after them; 0 without split) */
   double predicted_seconds;           /* the cost model's estimate for the whole call, reduction included */
 } {{PACKAGE}}_plan_t;
 
@@ -130,7 +131,8 @@ typedef struct {
 
 /* Runs `plan` for this call. Only plan->kernel_id and plan->split_k are read (so a caller may force either);
  * everything else is derived again from the shape. `workspace` must hold the plan's workspace_bytes for this
- * shape and split_k (split_k * M * N floats, device memory, 4-byte aligned); it may be null when split_k is 1.
+ * shape and split_k (split_k * M * N floats, plus ceil(M / block_m) * ceil(N / block_n) 4-byte counters for a
+ * wgmma plan; device memory, 4-byte aligned); it may be null when split_k is 1.
  * Nothing is allocated. */
 {{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_execute(const {{PACKAGE}}_plan_t* plan, int64_t M, int64_t N,
                                                             int64_t K, float alpha, const {{A_CTYPE}}* A,

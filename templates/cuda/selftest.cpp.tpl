@@ -144,7 +144,7 @@ void run_case(const Shape& s, const Mode& mode, int64_t lda_pad, int64_t ldb_pad
   if (mode.kernel_id < 0) {
     status = {{PACKAGE}}(M, N, K, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc, nullptr);
   } else {
-    {{PACKAGE}}_plan_t plan;
+    {{PACKAGE}}_plan_t plan{};
     status = {{PACKAGE}}_kernel_plan(mode.kernel_id, M, N, K, &plan);
     plan.split_k = mode.split_k;
     // A forced wgmma kernel refuses a device or build without sm_90a code, and rows off 16-byte boundaries, before
@@ -163,7 +163,13 @@ void run_case(const Shape& s, const Mode& mode, int64_t lda_pad, int64_t ldb_pad
       if (!g_wgmma_runs) ++g_wgmma_skipped;
       return;
     }
-    const size_t workspace = static_cast<size_t>(mode.split_k) * static_cast<size_t>(M * N) * sizeof(float);
+    // The header's size for a forced split: the partial sums, and a counter per block tile for a wgmma plan.
+    const int64_t tiles = plan.block_m > 0 && plan.block_n > 0
+                              ? ((M + plan.block_m - 1) / plan.block_m) * ((N + plan.block_n - 1) / plan.block_n)
+                              : 0;
+    const size_t workspace = (static_cast<size_t>(mode.split_k) * static_cast<size_t>(M * N) +
+                              (plan.wgmma ? static_cast<size_t>(tiles) : 0)) *
+                             sizeof(float);
     DeviceBuffer<unsigned char> dw(workspace);
     if (status == {{PACKAGE_UPPER}}_OK)
       status = {{PACKAGE}}_execute(&plan, M, N, K, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc,

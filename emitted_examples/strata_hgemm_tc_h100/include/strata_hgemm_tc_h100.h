@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   932f5cb2473c1948021bc9d04eaa10f3d9b57cb8ea144ebc480471b30fbc334b  template cuda/api.h.tpl
+//   a576094ed5a3ed32a63c9c6a08a0a7a1d17fa35b0b0f075518286b00887e2225  template cuda/api.h.tpl
 
 #ifndef STRATA_HGEMM_TC_H100_H_
 #define STRATA_HGEMM_TC_H100_H_
@@ -31,7 +31,7 @@
 #define STRATA_HGEMM_TC_H100_VERSION_MAJOR 0
 #define STRATA_HGEMM_TC_H100_VERSION_MINOR 1
 #define STRATA_HGEMM_TC_H100_VERSION_PATCH 0
-#define STRATA_HGEMM_TC_H100_VERSION_STRING "0.1.0+f7e50f68ca3b"
+#define STRATA_HGEMM_TC_H100_VERSION_STRING "0.1.0+b84df6194059"
 
 /* STRATA_HGEMM_TC_H100_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_HGEMM_TC_H100_SHARED for the library and its users and
@@ -116,7 +116,8 @@ typedef struct {
   int64_t k_per_split;                /* depth of each slice, a multiple of block_k */
   int64_t grid_blocks;                /* blocks per split: ceil(M / block_m) * ceil(N / block_n) */
   int64_t waves;                      /* ceil(grid_blocks * split_k / SMs), one block per SM as the model sees it */
-  size_t workspace_bytes;             /* device workspace the call needs (split_k * M * N floats; 0 without split) */
+  size_t workspace_bytes;             /* device workspace the call needs (split_k * M * N floats, and for a wgmma
+                                         kernel a 4-byte counter per block tile after them; 0 without split) */
   double predicted_seconds;           /* the cost model's estimate for the whole call, reduction included */
 } strata_hgemm_tc_h100_plan_t;
 
@@ -138,7 +139,8 @@ STRATA_HGEMM_TC_H100_API int32_t strata_hgemm_tc_h100_explain(const strata_hgemm
 
 /* Runs `plan` for this call. Only plan->kernel_id and plan->split_k are read (so a caller may force either);
  * everything else is derived again from the shape. `workspace` must hold the plan's workspace_bytes for this
- * shape and split_k (split_k * M * N floats, device memory, 4-byte aligned); it may be null when split_k is 1.
+ * shape and split_k (split_k * M * N floats, plus ceil(M / block_m) * ceil(N / block_n) 4-byte counters for a
+ * wgmma plan; device memory, 4-byte aligned); it may be null when split_k is 1.
  * Nothing is allocated. */
 STRATA_HGEMM_TC_H100_API strata_hgemm_tc_h100_status strata_hgemm_tc_h100_execute(const strata_hgemm_tc_h100_plan_t* plan, int64_t M, int64_t N,
                                                             int64_t K, float alpha, const strata_hgemm_tc_h100_half* A,

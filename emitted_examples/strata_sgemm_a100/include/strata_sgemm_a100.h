@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   932f5cb2473c1948021bc9d04eaa10f3d9b57cb8ea144ebc480471b30fbc334b  template cuda/api.h.tpl
+//   a576094ed5a3ed32a63c9c6a08a0a7a1d17fa35b0b0f075518286b00887e2225  template cuda/api.h.tpl
 
 #ifndef STRATA_SGEMM_A100_H_
 #define STRATA_SGEMM_A100_H_
@@ -31,7 +31,7 @@
 #define STRATA_SGEMM_A100_VERSION_MAJOR 0
 #define STRATA_SGEMM_A100_VERSION_MINOR 1
 #define STRATA_SGEMM_A100_VERSION_PATCH 0
-#define STRATA_SGEMM_A100_VERSION_STRING "0.1.0+d2ba6db38e0c"
+#define STRATA_SGEMM_A100_VERSION_STRING "0.1.0+0eb288b92e6d"
 
 /* STRATA_SGEMM_A100_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_A100_SHARED for the library and its users and
@@ -113,7 +113,8 @@ typedef struct {
   int64_t k_per_split;                /* depth of each slice, a multiple of block_k */
   int64_t grid_blocks;                /* blocks per split: ceil(M / block_m) * ceil(N / block_n) */
   int64_t waves;                      /* ceil(grid_blocks * split_k / SMs), one block per SM as the model sees it */
-  size_t workspace_bytes;             /* device workspace the call needs (split_k * M * N floats; 0 without split) */
+  size_t workspace_bytes;             /* device workspace the call needs (split_k * M * N floats, and for a wgmma
+                                         kernel a 4-byte counter per block tile after them; 0 without split) */
   double predicted_seconds;           /* the cost model's estimate for the whole call, reduction included */
 } strata_sgemm_a100_plan_t;
 
@@ -135,7 +136,8 @@ STRATA_SGEMM_A100_API int32_t strata_sgemm_a100_explain(const strata_sgemm_a100_
 
 /* Runs `plan` for this call. Only plan->kernel_id and plan->split_k are read (so a caller may force either);
  * everything else is derived again from the shape. `workspace` must hold the plan's workspace_bytes for this
- * shape and split_k (split_k * M * N floats, device memory, 4-byte aligned); it may be null when split_k is 1.
+ * shape and split_k (split_k * M * N floats, plus ceil(M / block_m) * ceil(N / block_n) 4-byte counters for a
+ * wgmma plan; device memory, 4-byte aligned); it may be null when split_k is 1.
  * Nothing is allocated. */
 STRATA_SGEMM_A100_API strata_sgemm_a100_status strata_sgemm_a100_execute(const strata_sgemm_a100_plan_t* plan, int64_t M, int64_t N,
                                                             int64_t K, float alpha, const float* A,

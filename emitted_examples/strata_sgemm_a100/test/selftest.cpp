@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   41a7028c600e6728e522c068d2eee2581b0ee5402ea2c254b20b284b6a9ff1ea  template cuda/selftest.cpp.tpl
+//   a8169c438e16d0a1031e1f88b19f4d49f92ff39c44ef7de08659b7d09a443844  template cuda/selftest.cpp.tpl
 
 // Self-test of strata_sgemm_a100: argument checks, plans and the version (no GPU needed), then every kernel, forced by
 // id, with and without split-K, and the dispatcher, against a double-precision host reference on edge-case shapes:
@@ -152,7 +152,7 @@ void run_case(const Shape& s, const Mode& mode, int64_t lda_pad, int64_t ldb_pad
   if (mode.kernel_id < 0) {
     status = strata_sgemm_a100(M, N, K, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc, nullptr);
   } else {
-    strata_sgemm_a100_plan_t plan;
+    strata_sgemm_a100_plan_t plan{};
     status = strata_sgemm_a100_kernel_plan(mode.kernel_id, M, N, K, &plan);
     plan.split_k = mode.split_k;
     // A forced wgmma kernel refuses a device or build without sm_90a code, and rows off 16-byte boundaries, before
@@ -171,7 +171,13 @@ void run_case(const Shape& s, const Mode& mode, int64_t lda_pad, int64_t ldb_pad
       if (!g_wgmma_runs) ++g_wgmma_skipped;
       return;
     }
-    const size_t workspace = static_cast<size_t>(mode.split_k) * static_cast<size_t>(M * N) * sizeof(float);
+    // The header's size for a forced split: the partial sums, and a counter per block tile for a wgmma plan.
+    const int64_t tiles = plan.block_m > 0 && plan.block_n > 0
+                              ? ((M + plan.block_m - 1) / plan.block_m) * ((N + plan.block_n - 1) / plan.block_n)
+                              : 0;
+    const size_t workspace = (static_cast<size_t>(mode.split_k) * static_cast<size_t>(M * N) +
+                              (plan.wgmma ? static_cast<size_t>(tiles) : 0)) *
+                             sizeof(float);
     DeviceBuffer<unsigned char> dw(workspace);
     if (status == STRATA_SGEMM_A100_OK)
       status = strata_sgemm_a100_execute(&plan, M, N, K, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc,
