@@ -98,10 +98,6 @@ inline cudaError_t encode_operand_map(CUtensorMap* map, const void* base, int64_
 
 // ---- Device side -----------------------------------------------------------------------------------------
 
-__device__ __forceinline__ uint32_t shared_word(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
 __device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
 }
@@ -316,14 +312,14 @@ __global__ void __launch_bounds__(WgmmaTiles<CONSUMERS, BN, STAGES, SWAPPED>::kT
 #ifdef {{PACKAGE_UPPER}}_WGMMA_DEVICE
   using Tiles = WgmmaTiles<CONSUMERS, BN, STAGES, SWAPPED>;
   extern __shared__ uint8_t shared_raw[];
-  const uint32_t base = (shared_word(shared_raw) + kSwizzleAtomBytes - 1) & ~uint32_t(kSwizzleAtomBytes - 1);
+  const uint32_t base = (shared_address(shared_raw) + kSwizzleAtomBytes - 1) & ~uint32_t(kSwizzleAtomBytes - 1);
   const uint32_t stages_a = base;
   const uint32_t stages_b = stages_a + STAGES * Tiles::kStageA;
   const uint32_t full = stages_b + STAGES * Tiles::kStageB;  // STAGES barriers of 8 bytes: the stage has landed
   const uint32_t empty = full + STAGES * 8;                 // and: every consumer is done reading it
   // Split-K: whether this block's split of the current tile was the last to finish (see the epilogue).
   volatile uint32_t* const last_split =
-      reinterpret_cast<volatile uint32_t*>(shared_raw + (empty + STAGES * 8 - shared_word(shared_raw)));
+      reinterpret_cast<volatile uint32_t*>(shared_raw + (empty + STAGES * 8 - shared_address(shared_raw)));
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
   const int thread = static_cast<int>(threadIdx.x) % 128;
   if (threadIdx.x == 0) {
