@@ -45,6 +45,52 @@ void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d, cons
   d->SetValue("TARGET_CPU", arm ? "AArch64" : "x86-64");
 }
 
+// A convolution package's section: its entry points, the gather in each kernel and the spec's facts; null for others.
+ctemplate::TemplateDictionary* fill_conv(const Op& op, ctemplate::TemplateDictionary* d) {
+  const bool conv = op.kind == OpKind::conv2d;
+  d->SetIntValue("CONV_PACKAGE", conv ? 1 : 0);
+  if (!conv) return nullptr;
+  ctemplate::TemplateDictionary* c = d->AddSectionDictionary("CONV");
+  const auto fact = [](const std::optional<std::array<int64_t, 2>>& pair, size_t i) {
+    return pair ? std::to_string((*pair)[i]) : std::string("kConvRuntime");
+  };
+  d->SetValue("STRIDE_H", fact(op.conv.stride, 0));
+  d->SetValue("STRIDE_W", fact(op.conv.stride, 1));
+  d->SetValue("PAD_H", fact(op.conv.padding, 0));
+  d->SetValue("PAD_W", fact(op.conv.padding, 1));
+  d->SetValue("DILATION_H", fact(op.conv.dilation, 0));
+  d->SetValue("DILATION_W", fact(op.conv.dilation, 1));
+  d->SetValue("FILTER_KRSC", op.conv.filter_krsc ? "true" : "false");
+  // The self-test's copy of the facts: -1 where a call gives the value.
+  const auto value = [](const std::optional<std::array<int64_t, 2>>& pair, size_t i) {
+    return pair ? std::to_string((*pair)[i]) : std::string("-1");
+  };
+  d->SetValue("FACT_STRIDE_H", value(op.conv.stride, 0));
+  d->SetValue("FACT_STRIDE_W", value(op.conv.stride, 1));
+  d->SetValue("FACT_PAD_H", value(op.conv.padding, 0));
+  d->SetValue("FACT_PAD_W", value(op.conv.padding, 1));
+  d->SetValue("FACT_DILATION_H", value(op.conv.dilation, 0));
+  d->SetValue("FACT_DILATION_W", value(op.conv.dilation, 1));
+  d->SetValue("FILTER_LAYOUT", op.conv.filter_krsc ? "KRSC (out_c x kernel_h x kernel_w x in_c)"
+                                                   : "RSCK (kernel_h x kernel_w x in_c x out_c)");
+  std::vector<std::string> facts;
+  const auto add = [&](const char* what, const std::optional<std::array<int64_t, 2>>& pair) {
+    if (pair) facts.push_back(fmt::format("{} [{}, {}]", what, (*pair)[0], (*pair)[1]));
+  };
+  add("stride", op.conv.stride);
+  add("padding", op.conv.padding);
+  add("dilation", op.conv.dilation);
+  std::string text = "The op spec fixes no stride, padding or dilation: a call gives them.";
+  if (!facts.empty()) {
+    text = "The op spec fixes ";
+    for (size_t i = 0; i < facts.size(); ++i)
+      text += (i == 0 ? "" : i + 1 == facts.size() ? " and " : ", ") + facts[i];
+    text += ": a call must give these values.";
+  }
+  d->SetValue("CONV_FACTS", text);
+  return c;
+}
+
 void fill_machine(const PackageInputs& in, const CpuPlanConfig& config, ctemplate::TemplateDictionary* d) {
   fill_model_machine(*in.arch, config.machine, d);
   d->SetValue("A_BYTES", literal(config.machine.a_bytes));
@@ -93,11 +139,12 @@ void check_cpu_support(const Arch& arch, const Op& op) {
                 fmt::format("architecture '{}': isa.fma_broadcast must be memory for {} (x86 has no "
                             "FMA by element); it is {}",
                             arch.name, to_string(arch.isa.vector), to_string(arch.isa.fma_broadcast)));
-  if (op.kind != OpKind::gemm || op.a_type != DataType::f32 || op.c_type != DataType::f32)
+  if (op.a_type != DataType::f32 || op.c_type != DataType::f32)
     throw Error({op.file, 0, 0},
-                fmt::format("the CPU package backend emits fp32 GEMM; operator '{}' is {} with {} "
+                fmt::format("the CPU package backend emits fp32 GEMM and convolution; operator '{}' is {} with {} "
                             "inputs and {} output",
                             op.name, to_string(op.kind), to_string(op.a_type), to_string(op.c_type)));
+  if (op.kind == OpKind::conv2d) return;  // its layouts are the conv section's, all of which the backend emits
   if (op.a_layout != Layout::row_major || op.b_layout != Layout::row_major || op.c_layout != Layout::row_major)
     throw Error({op.file, 0, 0},
                 fmt::format("the CPU package backend emits row-major A, B and C so far; operator "
@@ -194,8 +241,11 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
   fill_common(in, &dict, any);
   fill_machine(in, plan_config, &dict);
   dict.SetValue("CPU_CHECK", cpu_check(any.isa));
+  const bool conv = in.op->kind == OpKind::conv2d;
+  ctemplate::TemplateDictionary* const conv_section = fill_conv(*in.op, &dict);
   for (const auto& [name, u] : ukernels) {
     dict.AddSectionDictionary("UKERNEL")->SetValue("NAME", name);
+    if (conv) conv_section->AddSectionDictionary("CONV_UKERNEL")->SetValue("NAME", name);
     auto* file = dict.AddSectionDictionary("KERNEL_FILE");
     file->SetValue("FILE", "src/kernels/" + name + ".cpp");
     std::string flags;
@@ -210,6 +260,7 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
     kd->SetIntValue("ID", static_cast<long>(id));
     kd->SetValue("NAME", entry.name);
     kd->SetValue("UKERNEL", u.name());
+    kd->SetValue("GATHER_A", conv ? "&" + u.name() + "_gather_a" : std::string("nullptr"));
     kd->SetIntValue("MR", entry.mr);
     kd->SetIntValue("NR", entry.nr);
     kd->SetIntValue("KU", entry.ku);
@@ -243,6 +294,7 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
     fill_common(in, &kd, u);
     fill_ukernel_dictionary(u, &kd);
     kd.ShowSection("PACKAGE_ENTRY");
+    if (conv) kd.ShowSection("CONV");
     const std::string body = renderer.render("cpu/ukernel.cpp.tpl", kd);
     const ProfileRecord* record = in.records ? find(*in.records, name) : nullptr;
     std::vector<std::string> extra = {
@@ -261,8 +313,10 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
         std::string("dispatch_blocking.h"), std::string("dispatch_prices.h"), std::string("dispatch_planner.h"),
         std::string("dispatch_threads.h"), std::string("dispatch_direct.h"), std::string("dispatch_packed.h"),
         std::string("dispatch_checks.h"), std::string("tile_args.h"), std::string("kernel_tile.h"),
-        std::string("kernel_paths.h"), std::string("kernel_rows.h"),
+        std::string("kernel_paths.h"), std::string("kernel_rows.h"), std::string("conv_geometry.h"),
+        std::string("conv_gather.h"), std::string("dispatch_conv.h"),
         "simd_" + std::string(to_string(any.isa)) + ".h"}) {
+    if (!conv && (fixed.find("conv") != std::string::npos)) continue;  // convolution packages only
     const std::string relative = "cpu/runtime/" + fixed;
     const std::string body = renderer.verbatim(relative);
     files["src/" + fixed] = header(CommentStyle::cpp, {relative}) + body;
@@ -288,6 +342,10 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
   files["test/selftest_layouts.h"] = header(CommentStyle::cpp, {"cpu/selftest_layouts.h.tpl"}) + selftest_layouts;
   const std::string selftest_batches = renderer.render("cpu/selftest_batches.h.tpl", dict);
   files["test/selftest_batches.h"] = header(CommentStyle::cpp, {"cpu/selftest_batches.h.tpl"}) + selftest_batches;
+  if (conv) {
+    const std::string selftest_conv = renderer.render("cpu/selftest_conv.h.tpl", dict);
+    files["test/selftest_conv.h"] = header(CommentStyle::cpp, {"cpu/selftest_conv.h.tpl"}) + selftest_conv;
+  }
   const std::string bench = renderer.render("cpu/bench.cpp.tpl", dict);
   files["bench/bench.cpp"] = header(CommentStyle::cpp, {"cpu/bench.cpp.tpl"}) + bench;
   if (in.arch->target == Target::aarch64) {

@@ -48,7 +48,8 @@ bool reusable_records(const std::string& output, const Arch& arch, const Op& op,
   if (!std::filesystem::exists(path) || !is_strata_package(output)) return false;
   try {
     ProfileRecords r = load_records(path);
-    if (r.arch_sha256 != arch.content_sha || r.op != op.name || r.cpu != host_cpu_id() || r.compiler != compiler)
+    if (r.arch_sha256 != arch.content_sha || (r.op != op.name && arch.is_gpu()) || r.cpu != host_cpu_id() ||
+        r.compiler != compiler)
       return false;
     *out = std::move(r);
     return true;

@@ -47,10 +47,10 @@ struct RKernel {
   SourcePos pos;
 };
 
+// A convolution's stride, padding and dilation, [h, w]: facts where the spec fixes them, else given per call.
 struct ConvParams {
-  std::array<int64_t, 2> stride{1, 1};
-  std::array<int64_t, 2> padding{0, 0};
-  std::array<int64_t, 2> dilation{1, 1};
+  std::optional<std::array<int64_t, 2>> stride, padding, dilation;
+  bool filter_krsc = true;  // KRSC (out_c outermost), else RSCK
 };
 
 struct Op {

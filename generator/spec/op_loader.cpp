@@ -96,15 +96,14 @@ RKernel read_rkernel(MapReader& parent, const std::string& family) {
   return rk;
 }
 
-std::array<int64_t, 2> read_pair(MapReader& r, const std::string& key, std::array<int64_t, 2> fallback,
-                                 int64_t min_value) {
-  if (!r.has(key)) return fallback;
+std::optional<std::array<int64_t, 2>> read_pair(MapReader& r, const std::string& key, int64_t min_value) {
+  if (!r.has(key)) return std::nullopt;
   YAML::Node node = r.node(key);
   if (!node.IsSequence() || node.size() != 2)
     throw Error(pos_of(node, r.file()),
                 fmt::format("{}: '{}' expected a list of two integers [h, w]", r.what(), key));
-  return {scalar_integer(node[0], r.file(), r.what() + ": '" + key + "'", min_value),
-          scalar_integer(node[1], r.file(), r.what() + ": '" + key + "'", min_value)};
+  return std::array<int64_t, 2>{scalar_integer(node[0], r.file(), r.what() + ": '" + key + "'", min_value),
+                                scalar_integer(node[1], r.file(), r.what() + ": '" + key + "'", min_value)};
 }
 
 void read_gemm_view(MapReader& r, Op& op) {
@@ -213,9 +212,10 @@ Op load_op_text(const std::string& path, const std::string& content) {
     op.b_layout = filter == "krsc" ? Layout::col_major : Layout::row_major;  // B is k x n = (r,s,c) x out_c
     const std::string output = conv.string("output_layout");
     if (output != "nhwc") conv.fail("output_layout", fmt::format("must be nhwc, found '{}'", output));
-    op.conv.stride = read_pair(conv, "stride", {1, 1}, 1);
-    op.conv.padding = read_pair(conv, "padding", {0, 0}, 0);
-    op.conv.dilation = read_pair(conv, "dilation", {1, 1}, 1);
+    op.conv.filter_krsc = filter == "krsc";
+    op.conv.stride = read_pair(conv, "stride", 1);
+    op.conv.padding = read_pair(conv, "padding", 0);
+    op.conv.dilation = read_pair(conv, "dilation", 1);
     conv.finish();
   }
   {

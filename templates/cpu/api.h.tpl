@@ -164,7 +164,33 @@ typedef void (*{{PACKAGE}}_parallel_for_fn)(void* host_context, int64_t count, {
                                                                    int64_t ldc, void* workspace,
                                                                    size_t workspace_bytes);
 
-/* {{PACKAGE_UPPER}}_VERSION_STRING of the library linked, and how it was generated: the generator's version, the
+{{#CONV}}/* 2-D convolution, as an implicit GEMM on this package's kernels (M = batch * out_h * out_w, N = out_c,
+ * K = kernel_h * kernel_w * in_c): output = alpha * conv(input, filter) + beta * output, with input NHWC
+ * (batch x in_h x in_w x in_c), filter {{FILTER_LAYOUT}} and output NHWC (batch x out_h x out_w x out_c), all dense.
+ * out_h = (in_h + 2 pad_h - dilation_h (kernel_h - 1) - 1) / stride_h + 1, likewise out_w; padding is symmetric
+ * (pad_h rows above and below, pad_w columns left and right) and reads as zeros; no padded copy of the input is made.
+ * One group (groups = 1). {{CONV_FACTS}}
+ * Statuses: INVALID_ARGUMENT for a null description, a stride or dilation below 1, a negative padding or a value
+ * that differs from one the op spec fixes; INVALID_SIZE for a negative extent, a filter extent below 1, or a
+ * filter larger than the padded input (no output pixel); SIZE_OVERFLOW where an operand's bytes overflow 64 bits;
+ * NULL_POINTER where output (or, with alpha != 0 and K > 0, input or filter) is null but needed. A batch or out_c
+ * of 0 is valid and does nothing; in_c of 0 computes output = beta * output. */
+typedef struct {
+  int64_t batch, in_h, in_w, in_c, out_c, kernel_h, kernel_w;
+  int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+} {{PACKAGE}}_conv2d_t;
+
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_conv2d(const {{PACKAGE}}_conv2d_t* conv, float alpha,
+                                                          const float* input, const float* filter, float beta,
+                                                          float* output);
+/* The output's extent, with the same checks as conv2d(). */
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_conv2d_output_size(const {{PACKAGE}}_conv2d_t* conv,
+                                                                      int64_t* out_h, int64_t* out_w);
+/* The plan of the convolution's GEMM (a gathered A is always packed). */
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_conv2d_plan(const {{PACKAGE}}_conv2d_t* conv,
+                                                               {{PACKAGE}}_plan_t* plan);
+
+{{/CONV}}/* {{PACKAGE_UPPER}}_VERSION_STRING of the library linked, and how it was generated: the generator's version, the
  * command that regenerates the package (run in its inputs/ directory) and the sha256 of every input, one per line. */
 {{PACKAGE_UPPER}}_API const char* {{PACKAGE}}_version(void);
 {{PACKAGE_UPPER}}_API const char* {{PACKAGE}}_provenance(void);

@@ -15,6 +15,8 @@
 #define STRATA_PUBLIC_HEADER "{{PACKAGE}}.h"
 #define STRATA_PACKAGE_INTERNAL {{PACKAGE}}_internal
 #define STRATA_MODEL_NAMESPACE {{PACKAGE}}_model
+// Whether the package computes a convolution: its entry points are then dispatch_conv.h's.
+#define STRATA_CONV_PACKAGE {{CONV_PACKAGE}}
 
 // The fixed sources' rules that read this configuration are constant expressions here, where it is known when the
 // package compiles. The generator compiles the same planner (dispatch_rules.h to dispatch_prices.h) over a
@@ -24,7 +26,18 @@
 #define STRATA_DERIVED(type, name, value) constexpr type name = value
 
 namespace {{PACKAGE}}_internal {
+{{#CONV}}
+// ---- The convolution, from the op spec -----------------------------------------------------------------------
 
+// The values the op spec fixes: a call must give them, and the gather reads them as constants. kConvRuntime: any
+// value, given per call.
+constexpr int64_t kConvRuntime = -1;
+constexpr int64_t kConvStrideH = {{STRIDE_H}}, kConvStrideW = {{STRIDE_W}};
+constexpr int64_t kConvPadH = {{PAD_H}}, kConvPadW = {{PAD_W}};
+constexpr int64_t kConvDilationH = {{DILATION_H}}, kConvDilationW = {{DILATION_W}};
+// The filter's layout: KRSC (out_c x kernel_h x kernel_w x in_c), or else RSCK (kernel_h x kernel_w x in_c x out_c).
+constexpr bool kConvFilterKrsc = {{FILTER_KRSC}};
+{{/CONV}}
 // ---- The core, from the descriptor's isa ----------------------------------------------------------------------
 
 // The independent FMA chains that keep the FMA pipes busy: an FMA's latency in cycles times the FMAs a core starts
@@ -62,7 +75,12 @@ void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, f
 void {{NAME}}_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void {{NAME}}_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void {{NAME}}_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
-{{/UKERNEL}}
+{{/UKERNEL}}{{#CONV}}
+// The implicit GEMM's A, gathered from a convolution's input (conv_gather.h).
+struct ConvGeometry;
+{{#CONV_UKERNEL}}void {{NAME}}_gather_a(const ConvGeometry& conv, int64_t row, int64_t p, int64_t rows, int64_t depth,
+                         float* out);
+{{/CONV_UKERNEL}}{{/CONV}}
 }  // namespace {{PACKAGE}}_internal
 
 #endif  // {{PACKAGE_UPPER}}_CONFIG_H_

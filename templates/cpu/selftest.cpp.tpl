@@ -32,7 +32,8 @@
 #include "selftest_arguments.h"
 #include "selftest_layouts.h"
 #include "selftest_batches.h"
-
+{{#CONV}}#include "selftest_conv.h"
+{{/CONV}}
 namespace {
 
 // ---- (a) and (c): kernels, dispatcher and workspace variant over edge shapes -------------------------------------
@@ -338,7 +339,9 @@ int main(int argc, char** argv) {
   CheckBatchArguments(tally);
   CheckHostParallelFor(tally);
   CheckPlanIsBestKernel(tally);
-
+{{#CONV}}  CheckConvolutions(tally);
+  CheckConvArguments(tally);
+{{/CONV}}
   if (threads_before >= 1) {{PACKAGE}}_set_num_threads(threads_before);
   std::printf("selftest: %lld passed, %lld failed\n", static_cast<long long>(tally.passed()),
               static_cast<long long>(tally.failed()));

@@ -8,7 +8,8 @@
 // here for this tile and compiled with its ISA's flags.
 #include "simd_{{ISA}}.h"
 {{#PACKAGE_ENTRY}}#include "kernel_paths.h"
-{{/PACKAGE_ENTRY}}{{#PROFILE_ENTRY}}#include "kernel_tile.h"
+{{/PACKAGE_ENTRY}}{{#CONV}}#include "conv_gather.h"
+{{/CONV}}{{#PROFILE_ENTRY}}#include "kernel_tile.h"
 {{/PROFILE_ENTRY}}
 namespace {{PACKAGE}}_internal {
 namespace {
@@ -46,5 +47,9 @@ void {{NAME}}_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64
 void {{NAME}}_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
   copy_transposed(src, ld, rows, cols, dst);
 }
-{{/PACKAGE_ENTRY}}
+{{/PACKAGE_ENTRY}}{{#CONV}}void {{NAME}}_gather_a(const ConvGeometry& conv, int64_t row, int64_t p, int64_t rows, int64_t depth,
+                         float* out) {
+  gather_a<Shape>(conv, row, p, rows, depth, out);
+}
+{{/CONV}}
 }  // namespace {{PACKAGE}}_internal

@@ -525,3 +525,8 @@ const char* STRATA_X(version)(void) { return STRATA_C(VERSION_STRING); }
 const char* STRATA_X(provenance)(void) { return kProvenance; }
 
 }  // extern "C"
+
+// A convolution package's entry points (config.h says whether this is one).
+#if STRATA_CONV_PACKAGE
+#include "dispatch_conv.h"
+#endif

@@ -24,6 +24,7 @@ struct Kernel {
   PackFn pack_a_transposed;             // from an A stored K x M
   PackFn pack_b_transposed;             // from a B stored N x K
   PackFn copy_transposed;               // a transposed operand's row-major copy
+  GatherFn gather_a;                    // convolution packages: A gathered from the input; else null
   int32_t mr, nr, ku;                   // level 0: register tile and k unroll
   int64_t m1, n1, k1;                   // level 1: the cache block a thread packs and runs
   int64_t m2, n2, k2;                   // level 2: the block of cache blocks spread over threads

@@ -196,7 +196,7 @@ void packed_task(void* context, int64_t index) {
   g.M = share_start(g.M, k.mr, row_share + 1, job.row_shares) - i0;
   g.N = share_start(g.N, k.nr, col_share + 1, job.col_shares) - j0;
   if (g.M == 0 || g.N == 0) return;
-  g.A = g.a_from_row(i0);
+  g.move_a_to_row(i0);
   g.B = g.b_from_column(j0);
   g.C += i0 * g.ldc + j0;
   const int64_t buffer_floats = thread_floats(k, job.b_slots);
@@ -206,7 +206,7 @@ void packed_task(void* context, int64_t index) {
     for (int64_t i = 0; i < g.M; i += streamed) {
       Gemm block = g;
       block.M = std::min(streamed, g.M - i);
-      block.A = g.a_from_row(i);
+      block.move_a_to_row(i);
       block.C += i * g.ldc;
       run_streamed(block, k, a_buffers, buffer_floats);
     }

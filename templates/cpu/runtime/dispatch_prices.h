@@ -457,6 +457,16 @@ double transposes_s(int64_t M, int64_t N, int64_t K, int32_t layout) {
   return ((layout & kTransA) != 0 ? copy_s(M, K) : 0.0) + ((layout & kTransB) != 0 ? copy_s(K, N) : 0.0);
 }
 
+// What gathering a convolution's A block costs beyond packing a plain one (see conv_gather.h): each of its rows is
+// copied as runs of `run` input channels, one per filter tap it meets, and each run starts from an address worked
+// out from the row's pixel and the tap, whose first load waits a first-level cache latency (the descriptor's). Only
+// where level 1 is profiled: a modelled level 1 prices no packing.
+double gather_runs_s(const Kernel& k, int64_t run) {
+  if (k.level1.pack_a_s <= 0) return 0.0;
+  const int64_t runs_per_row = strata_model::ceil_div(k.k1, run) + 1;  // a block's k slice may start mid-run
+  return static_cast<double>(k.m1 * runs_per_row) * kMachine.level[1].latency_s;
+}
+
 // Offers kernel `id`'s plans to the best so far: *best, on any of `counts` threads, and *alone, on one thread, each
 // replaced where the kernel is faster (on a tie the earlier stays). skip_twins: a kernel that would run the call in
 // place as an earlier one does (its twin or, where that applies, its loose twin; see DirectConstants) offers nothing,
@@ -493,8 +503,10 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, c
   // operands larger than the direct cache are not copied (see copies_in_place): packing reads them once, where the
   // copy reads them, writes them beyond the direct cache and the call reads them again (measurements:
   // docs/perf/2026-11-27-layouts/, "copy-or-pack").
-  const bool packed = layout == 0 ? !use_direct(M, N, K, kKernels[id])
-                                  : !copies_in_place(kKernels[id], M, N, K, layout) && !dots_fit(M, K, layout);
+  // A gathered A exists only as it is packed.
+  const bool packed = (layout & kGatherA) != 0 ? true
+                      : layout == 0            ? !use_direct(M, N, K, kKernels[id])
+                                    : !copies_in_place(kKernels[id], M, N, K, layout) && !dots_fit(M, K, layout);
   if (!packed && layout != 0) offer_path(id, M, N, K, layout, counts, true, best, alone);
   if (skip_twins && !packed) {
     const DirectConstants& d = kDirect.of[id];
@@ -529,6 +541,7 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
   } else if (packed) {
     strata_model::Tiling tiling = tiling_of(id);
     tiling.l1.pack_b_s = pack_b_s;
+    if ((layout & kGatherA) != 0) tiling.l1.pack_a_s += gather_runs_s(k, gather_run(layout));
     strata_model::estimate_units(kMachine, tiling, shape, kTopLevel, counts.count, counts.size, seconds);
   } else {
     dots = runs_dots(id, M, N, K, layout);

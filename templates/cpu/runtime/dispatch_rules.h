@@ -20,6 +20,16 @@ constexpr int64_t matrix_bytes(int64_t rows, int64_t cols) {
 // is priced lower (see runs_dots); a transposed A is read from a row-major copy (see transposes_s).
 constexpr int32_t kTransA = 1;
 constexpr int32_t kTransB = 2;
+// A convolution's A, gathered from its input while it is packed (see conv_gather.h): such a call is always packed,
+// and its plan prices the gather's runs of input channels, the bits above kGatherRunShift holding their length
+// (capped at kGatherRunCap, beyond which a run's fixed cost is noise).
+constexpr int32_t kGatherA = 4;
+constexpr int kGatherRunShift = 3;
+constexpr int64_t kGatherRunCap = int64_t{1} << 20;
+constexpr int32_t gather_layout(int32_t layout, int64_t run) {
+  return layout | kGatherA | static_cast<int32_t>((run < kGatherRunCap ? run : kGatherRunCap) << kGatherRunShift);
+}
+constexpr int64_t gather_run(int32_t layout) { return layout >> kGatherRunShift; }
 
 struct Plan {
   int32_t kernel;

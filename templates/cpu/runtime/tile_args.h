@@ -126,6 +126,10 @@ using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into
 // NR-wide micro-panels, in the layouts the packed micro-kernel reads.
 using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t depth, float* out);
+// Convolution packages: gathers rows [row, row + rows) of a convolution's implicit A over k [p, p + depth) from its
+// input, in pack_a's layout (see conv_gather.h). Null in the kernel tables of GEMM packages.
+struct ConvGeometry;
+using GatherFn = void (*)(const ConvGeometry& conv, int64_t row, int64_t p, int64_t rows, int64_t depth, float* out);
 
 }  // namespace STRATA_PACKAGE_INTERNAL
 

@@ -1,0 +1,227 @@
+// Self-test for {{PACKAGE}}: 2-D convolutions through _conv2d against a direct reference convolution, on the edges
+// of the gather (padding wider than the filter, strides longer than it, dilation, single rows, columns and channels),
+// and their bad arguments. A part of test/selftest.cpp, which includes it after the helpers it uses.
+#ifndef {{PACKAGE_UPPER}}_SELFTEST_CONV_H_
+#define {{PACKAGE_UPPER}}_SELFTEST_CONV_H_
+
+namespace {
+
+// ---- (h) convolution ----------------------------------------------------------------------------------------------
+
+using Conv = {{PACKAGE}}_conv2d_t;
+
+// The stride, padding and dilation the op spec fixes ([h, w] each), -1 where a call gives them: a case takes the
+// fixed values in place of its own.
+constexpr int64_t kConvFacts[6] = { {{FACT_STRIDE_H}}, {{FACT_STRIDE_W}}, {{FACT_PAD_H}}, {{FACT_PAD_W}},
+                                    {{FACT_DILATION_H}}, {{FACT_DILATION_W}} };
+
+Conv WithFacts(Conv c) {
+  int64_t* const values[6] = {&c.stride_h, &c.stride_w, &c.pad_h, &c.pad_w, &c.dilation_h, &c.dilation_w};
+  for (int i = 0; i < 6; ++i)
+    if (kConvFacts[i] >= 0) *values[i] = kConvFacts[i];
+  return c;
+}
+
+std::string ConvName(const Conv& c) {
+  return Format("conv batch=%lld in=%lldx%lldx%lld out_c=%lld filter=%lldx%lld stride=%lldx%lld pad=%lldx%lld "
+                "dilation=%lldx%lld",
+                static_cast<long long>(c.batch), static_cast<long long>(c.in_h), static_cast<long long>(c.in_w),
+                static_cast<long long>(c.in_c), static_cast<long long>(c.out_c), static_cast<long long>(c.kernel_h),
+                static_cast<long long>(c.kernel_w), static_cast<long long>(c.stride_h),
+                static_cast<long long>(c.stride_w), static_cast<long long>(c.pad_h), static_cast<long long>(c.pad_w),
+                static_cast<long long>(c.dilation_h), static_cast<long long>(c.dilation_w));
+}
+
+int64_t OutExtent(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation) {
+  return (in + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1;
+}
+
+// The filter's element for output channel o, tap (r, s) and input channel c, in the package's filter layout.
+size_t FilterIndex(const Conv& c, int64_t o, int64_t r, int64_t s, int64_t ch) {
+  const int64_t krsc = ((o * c.kernel_h + r) * c.kernel_w + s) * c.in_c + ch;
+  const int64_t rsck = ((r * c.kernel_w + s) * c.in_c + ch) * c.out_c + o;
+  return static_cast<size_t>({{FILTER_KRSC}} ? krsc : rsck);
+}
+
+// Runs one convolution at alpha = 1, beta = 0 over an output of NaN, and at alpha = -0.5, beta = 2 over an output
+// of data, and compares each with a direct convolution in double, within a tolerance of the sum of magnitudes; the
+// float after the output must stay a sentinel.
+void CheckConv(Tally& tally, const Conv& given, int threads, uint64_t seed) {
+  const Conv c = WithFacts(given);
+  const int64_t out_h = OutExtent(c.in_h, c.kernel_h, c.stride_h, c.pad_h, c.dilation_h);
+  const int64_t out_w = OutExtent(c.in_w, c.kernel_w, c.stride_w, c.pad_w, c.dilation_w);
+  const std::string name = Format("%s, %d threads", ConvName(c).c_str(), threads);
+  int64_t got_h = -1, got_w = -1;
+  const Status sized = {{PACKAGE}}_conv2d_output_size(&c, &got_h, &got_w);
+  tally.Expect(sized == kOk && got_h == out_h && got_w == out_w,
+               Format("%s: output_size returned %s, %lldx%lld, want %lldx%lld", name.c_str(), StatusName(sized),
+                      static_cast<long long>(got_h), static_cast<long long>(got_w), static_cast<long long>(out_h),
+                      static_cast<long long>(out_w)));
+  Lcg random(seed);
+  std::vector<float> input(static_cast<size_t>(c.batch * c.in_h * c.in_w * c.in_c));
+  std::vector<float> filter(static_cast<size_t>(c.out_c * c.kernel_h * c.kernel_w * c.in_c));
+  for (float& x : input) x = random.Next();
+  for (float& x : filter) x = random.Next();
+  const size_t outputs = static_cast<size_t>(c.batch * out_h * out_w * c.out_c);
+  std::vector<double> want(outputs, 0.0), magnitude(outputs, 0.0);
+  for (int64_t n = 0; n < c.batch; ++n)
+    for (int64_t oh = 0; oh < out_h; ++oh)
+      for (int64_t ow = 0; ow < out_w; ++ow)
+        for (int64_t o = 0; o < c.out_c; ++o) {
+          double sum = 0.0, abs_sum = 0.0;
+          for (int64_t r = 0; r < c.kernel_h; ++r)
+            for (int64_t s = 0; s < c.kernel_w; ++s) {
+              const int64_t ih = oh * c.stride_h - c.pad_h + r * c.dilation_h;
+              const int64_t iw = ow * c.stride_w - c.pad_w + s * c.dilation_w;
+              if (ih < 0 || ih >= c.in_h || iw < 0 || iw >= c.in_w) continue;
+              for (int64_t ch = 0; ch < c.in_c; ++ch) {
+                const double x = input[static_cast<size_t>(((n * c.in_h + ih) * c.in_w + iw) * c.in_c + ch)];
+                const double w = filter[FilterIndex(c, o, r, s, ch)];
+                sum += x * w;
+                abs_sum += (x < 0 ? -x : x) * (w < 0 ? -w : w);
+              }
+            }
+          const size_t at = static_cast<size_t>(((n * out_h + oh) * out_w + ow) * c.out_c + o);
+          want[at] = sum;
+          magnitude[at] = abs_sum;
+        }
+  const double scale = 1e-5 * static_cast<double>(c.kernel_h * c.kernel_w * c.in_c + 1);
+  const struct {
+    float alpha, beta;
+  } combos[2] = { {1.0f, 0.0f}, {-0.5f, 2.0f} };
+  for (const auto& combo : combos) {
+    std::vector<float> output(outputs + 1, kNaN), before(outputs);
+    if (combo.beta != 0.0f)
+      for (size_t i = 0; i < outputs; ++i) output[i] = before[i] = random.Next();
+    output[outputs] = kSentinel;
+    const Status status = {{PACKAGE}}_conv2d(&c, combo.alpha, input.empty() ? nullptr : input.data(),
+                                             filter.empty() ? nullptr : filter.data(), combo.beta, output.data());
+    std::string problem;
+    if (status != kOk) problem = Format("returned %s", StatusName(status));
+    for (size_t i = 0; problem.empty() && i < outputs; ++i) {
+      const double old = combo.beta == 0.0f ? 0.0 : static_cast<double>(combo.beta) * before[i];
+      const double expected = combo.alpha * want[i] + old;
+      const double tolerance = scale * (std::fabs(combo.alpha) * magnitude[i] + std::fabs(old)) + 1e-6;
+      const double error = std::fabs(static_cast<double>(output[i]) - expected);
+      if (!(error <= tolerance))
+        problem = Format("output[%lld] = %.9g, want %.9g", static_cast<long long>(i),
+                         static_cast<double>(output[i]), expected);
+    }
+    if (problem.empty() && BitsOf(output[outputs]) != kSentinelBits) problem = "wrote past the output";
+    tally.Expect(problem.empty(), Format("%s, alpha %g beta %g: %s", name.c_str(), static_cast<double>(combo.alpha),
+                                         static_cast<double>(combo.beta), problem.c_str()));
+  }
+}
+
+Conv MakeConv(int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t out_c, int64_t kernel_h,
+              int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dilation_h,
+              int64_t dilation_w) {
+  Conv c;
+  c.batch = batch, c.in_h = in_h, c.in_w = in_w, c.in_c = in_c, c.out_c = out_c;
+  c.kernel_h = kernel_h, c.kernel_w = kernel_w, c.stride_h = stride_h, c.stride_w = stride_w;
+  c.pad_h = pad_h, c.pad_w = pad_w, c.dilation_h = dilation_h, c.dilation_w = dilation_w;
+  return c;
+}
+
+void CheckConvolutions(Tally& tally) {
+  const Conv cases[] = {
+      MakeConv(1, 5, 5, 3, 4, 3, 3, 1, 1, 1, 1, 1, 1),         // the common 3x3
+      MakeConv(2, 7, 9, 5, 7, 3, 3, 2, 2, 1, 1, 1, 1),         // stride 2, two images
+      MakeConv(1, 6, 6, 4, 5, 2, 2, 3, 3, 0, 0, 1, 1),         // stride longer than the filter
+      MakeConv(1, 4, 4, 2, 3, 1, 1, 1, 1, 2, 2, 1, 1),         // 1x1 with padding wider than the filter
+      MakeConv(1, 3, 5, 2, 3, 3, 3, 1, 1, 4, 3, 1, 1),         // padding wider than the filter and the input
+      MakeConv(1, 9, 9, 3, 5, 3, 3, 1, 1, 2, 2, 2, 2),         // dilation
+      MakeConv(1, 1, 7, 3, 5, 1, 3, 1, 1, 0, 1, 1, 1),         // H of 1: one output row
+      MakeConv(1, 8, 1, 3, 5, 3, 1, 1, 1, 1, 0, 1, 1),         // W of 1: one output column
+      MakeConv(3, 5, 5, 1, 9, 3, 3, 1, 1, 1, 1, 1, 1),         // one input channel, odd output channels
+      MakeConv(1, 3, 3, 4, 5, 3, 3, 1, 1, 0, 0, 1, 1),         // a 1x1 output
+      MakeConv(0, 5, 5, 3, 4, 3, 3, 1, 1, 1, 1, 1, 1),         // batch 0
+      MakeConv(2, 4, 4, 3, 0, 3, 3, 1, 1, 1, 1, 1, 1),         // no output channels
+      MakeConv(1, 4, 4, 0, 3, 3, 3, 1, 1, 1, 1, 1, 1),         // no input channels: output = beta * output
+      MakeConv(2, 7, 7, 37, 29, 1, 1, 1, 1, 0, 0, 1, 1),       // 1x1, stride 1: the GEMM with no gather
+      MakeConv(1, 9, 9, 16, 33, 1, 1, 2, 2, 0, 0, 1, 1),       // 1x1, stride 2: gathered
+      MakeConv(1, 32, 32, 3, 64, 7, 7, 2, 2, 3, 3, 1, 1),      // a network's first layer: runs of 3 channels
+      MakeConv(1, 11, 13, 19, 17, 3, 5, 1, 2, 1, 2, 2, 1),     // every extent different
+      MakeConv(2, 14, 14, 64, 67, 3, 3, 1, 1, 1, 1, 1, 1),     // several k blocks and thread shares
+      MakeConv(1, 30, 30, 37, 130, 5, 5, 2, 2, 2, 2, 1, 1),    // K = 925 over several k blocks
+  };
+  const int32_t threads_before = {{PACKAGE}}_get_num_threads();
+  const int thread_counts[2] = {1, threads_before > 1 ? static_cast<int>(threads_before) : 2};
+  uint64_t seed = 9000;
+  for (const int threads : thread_counts) {
+    if (!SetThreads(tally, threads)) continue;
+    for (const Conv& c : cases) CheckConv(tally, c, threads, ++seed);
+  }
+  {{PACKAGE}}_set_num_threads(threads_before);
+}
+
+void CheckConvArguments(Tally& tally) {
+  const Conv good = WithFacts(MakeConv(1, 5, 5, 3, 4, 3, 3, 1, 1, 1, 1, 1, 1));
+  float input[75] = {}, filter[108] = {}, output[100] = {};
+  const auto expect = [&](const Conv& c, Status want, const char* what) {
+    const Status got = {{PACKAGE}}_conv2d(&c, 1.0f, input, filter, 0.0f, output);
+    tally.Expect(got == want, Format("conv2d with %s returned %s, want %s", what, StatusName(got), StatusName(want)));
+  };
+  tally.Expect({{PACKAGE}}_conv2d(nullptr, 1.0f, input, filter, 0.0f, output) == kInvalidArgument,
+               "conv2d with a null description did not return INVALID_ARGUMENT");
+  int64_t h = 0, w = 0;
+  tally.Expect({{PACKAGE}}_conv2d_output_size(&good, nullptr, &w) == kInvalidArgument &&
+                   {{PACKAGE}}_conv2d_output_size(&good, &h, nullptr) == kInvalidArgument,
+               "conv2d_output_size with a null extent did not return INVALID_ARGUMENT");
+  Conv c = good;
+  c.stride_w = 0;
+  expect(c, kInvalidArgument, "stride_w 0");
+  c = good;
+  c.dilation_h = 0;
+  expect(c, kInvalidArgument, "dilation_h 0");
+  c = good;
+  c.pad_w = -1;
+  expect(c, kInvalidArgument, "pad_w -1");
+  c = good;
+  c.batch = -1;
+  expect(c, kInvalidSize, "batch -1");
+  c = good;
+  c.in_c = -3;
+  expect(c, kInvalidSize, "in_c -3");
+  c = good;
+  c.kernel_h = 0;
+  expect(c, kInvalidSize, "kernel_h 0");
+  c = good;  // a 7x7 filter over a 5x5 input padded by 0 leaves no output pixel
+  c.kernel_h = c.kernel_w = 7;
+  c.pad_h = c.pad_w = 0;
+  if (WithFacts(c).pad_h == 0) expect(c, kInvalidSize, "a filter larger than the padded input");
+  c = good;
+  c.in_h = int64_t{1} << 62;
+  c.pad_h = int64_t{1} << 62;
+  if (WithFacts(c).pad_h == c.pad_h) expect(c, kSizeOverflow, "a padded height past 2^63");
+  c = good;
+  c.batch = int64_t{1} << 40;
+  c.in_c = int64_t{1} << 30;
+  expect(c, kSizeOverflow, "an input of 2^70 elements");
+  c = good;
+  c.dilation_w = int64_t{1} << 62;
+  c.kernel_w = 5;
+  if (WithFacts(c).dilation_w == c.dilation_w) expect(c, kSizeOverflow, "a dilated filter past 2^63");
+  tally.Expect({{PACKAGE}}_conv2d(&good, 1.0f, input, filter, 0.0f, nullptr) == kNullPointer,
+               "conv2d with a null output did not return NULL_POINTER");
+  tally.Expect({{PACKAGE}}_conv2d(&good, 1.0f, nullptr, filter, 0.0f, output) == kNullPointer,
+               "conv2d with a null input did not return NULL_POINTER");
+  tally.Expect({{PACKAGE}}_conv2d(&good, 1.0f, input, nullptr, 0.0f, output) == kNullPointer,
+               "conv2d with a null filter did not return NULL_POINTER");
+  {{PACKAGE}}_plan_t plan;
+  tally.Expect({{PACKAGE}}_conv2d_plan(&good, &plan) == kOk && plan.packed == 1,
+               "conv2d_plan of a 3x3 convolution is not a packed plan");
+  tally.Expect({{PACKAGE}}_conv2d_plan(&good, nullptr) == kInvalidArgument,
+               "conv2d_plan with a null plan did not return INVALID_ARGUMENT");
+  for (int i = 0; i < 6; ++i) {  // a value the op spec fixes, given otherwise
+    if (kConvFacts[i] < 0) continue;
+    c = good;
+    int64_t* const values[6] = {&c.stride_h, &c.stride_w, &c.pad_h, &c.pad_w, &c.dilation_h, &c.dilation_w};
+    *values[i] = kConvFacts[i] + 1;
+    expect(c, kInvalidArgument, "a value other than the op spec's fact");
+  }
+}
+
+}  // namespace
+
+#endif  // {{PACKAGE_UPPER}}_SELFTEST_CONV_H_
