@@ -18,6 +18,7 @@ constexpr const char* kSysroot = "/usr/aarch64-linux-gnu";
 struct ArmPackage {
   const char* arch;
   const char* name;
+  const char* op;
 };
 
 bool have(const std::string& tool) { return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0; }
@@ -53,15 +54,17 @@ int elf_machine(const std::string& path) {
 
 TEST_CASE("NEON packages cross-build for AArch64 and pass their self-test under qemu", "[package][neon]") {
   require_cross_toolchain();
-  for (const ArmPackage& arm : {ArmPackage{"archs/neoverse-n1.yaml", "strata_sgemm_neoverse_n1"},
-                                ArmPackage{"archs/cortex-a76.yaml", "strata_sgemm_cortex_a76"}}) {
+  // The second package is a convolution's (the GEMM's entry points and its own): its self-test checks both.
+  for (const ArmPackage& arm :
+       {ArmPackage{"archs/neoverse-n1.yaml", "strata_sgemm_neoverse_n1", "ops/sgemm.yaml"},
+        ArmPackage{"archs/cortex-a76.yaml", "strata_conv2d_cortex_a76", "ops/conv2d_nhwc.yaml"}}) {
     INFO(arm.arch);
     ScratchDir dir;
     // The example's records where it ships some (the kernels a user of that package gets), else the model.
     const std::string records = source_path(std::string("emitted_examples/") + arm.name + "/profile_records.yaml");
     const std::string level0 = fs::exists(records) ? "--profile " + records : std::string("--no-profile");
-    const auto gen = run_strata("generate --arch " + source_path(arm.arch) + " --op " +
-                                    source_path("ops/sgemm.yaml") + " " + level0 + " -o pkg --name " + arm.name,
+    const auto gen = run_strata("generate --arch " + source_path(arm.arch) + " --op " + source_path(arm.op) + " " +
+                                    level0 + " -o pkg --name " + arm.name,
                                 dir.path());
     INFO(gen.err);
     REQUIRE(gen.exit_code == 0);

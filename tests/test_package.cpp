@@ -209,3 +209,42 @@ TEST_CASE("generated packages build with gcc and clang and pass their self-test"
     if (runnable.size() == 1 && clang) build_and_selftest(src, isa.example, "clang++", "", "Release");
   }
 }
+
+// Convolution packages for the x86 ISAs this host runs: the spec with every size, stride, padding and dilation given
+// per call, and one that fixes the stride and padding with an RSCK filter (the gather then reads constants, and the
+// self-test's cases take the fixed values). The self-test checks its convolutions against a direct reference.
+TEST_CASE("convolution packages build and pass their self-test", "[package][conv]") {
+  const std::string runtime_spec = read_file(source_path("ops/conv2d_nhwc.yaml"));
+  std::string fixed_spec = runtime_spec;
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    const size_t at = fixed_spec.find(from);
+    REQUIRE(at != std::string::npos);
+    fixed_spec.replace(at, from.size(), to);
+  };
+  replace("filter_layout: krsc\n", "filter_layout: rsck\n");
+  replace("output_layout: nhwc\n", "output_layout: nhwc\n  stride: [1, 2]\n  padding: [1, 0]\n");
+  // Two builds: the host's ISAs each take one spec, or the one ISA takes both.
+  std::vector<std::pair<Isa, bool>> builds;
+  for (const Isa& isa : isas())
+    if (isa.supported) builds.emplace_back(isa, !builds.empty());
+  if (builds.size() == 1) builds.emplace_back(builds[0].first, true);
+  for (const auto& [isa, fixed] : builds) {
+    INFO(isa.name << (fixed ? ", stride and padding fixed, RSCK" : ", all per call"));
+    ScratchDir dir;
+    const std::string spec = dir.write("conv.yaml", fixed ? fixed_spec : runtime_spec);
+    const std::string records = source_path(std::string("emitted_examples/") + isa.example + "/profile_records.yaml");
+    const auto gen = run_strata(std::string("generate --arch ") + source_path(isa.arch) + " --op " + spec +
+                                    " --profile " + records + " -o pkg --name conv_pkg",
+                                dir.path());
+    INFO(gen.err);
+    REQUIRE(gen.exit_code == 0);
+    const std::string header = read_file(dir.path() + "/pkg/include/conv_pkg.h");
+    CHECK_THAT(header, Catch::Contains("conv_pkg_conv2d(const conv_pkg_conv2d_t* conv"));
+    const std::string config = read_file(dir.path() + "/pkg/src/config.h");
+    CHECK_THAT(config, Catch::Contains(fixed ? "kConvStrideH = 1, kConvStrideW = 2"
+                                             : "kConvStrideH = kConvRuntime, kConvStrideW = kConvRuntime"));
+    CHECK_THAT(config, Catch::Contains(fixed ? "kConvFilterKrsc = false" : "kConvFilterKrsc = true"));
+    const std::string output = build_and_selftest(dir.path() + "/pkg", "conv_pkg", "g++", "", "Release");
+    CHECK_THAT(output, !Catch::Contains("skipped"));
+  }
+}

@@ -72,11 +72,29 @@ TEST_CASE("the fixtures themselves are valid", "[spec]") {
 }
 
 TEST_CASE("conv2d facts multiply through the gemm view", "[spec]") {
-  const Op op = load_op(source_path("ops/conv2d_nhwc.yaml"));
+  const Op runtime = load_op(source_path("ops/conv2d_nhwc.yaml"));
+  CHECK_FALSE(runtime.conv.stride.has_value());  // every stride, padding and dilation given per call
+  CHECK_FALSE(runtime.conv.padding.has_value());
+  CHECK_FALSE(runtime.conv.dilation.has_value());
+  CHECK(runtime.conv.filter_krsc);
+  CHECK(runtime.axis_facts(kAxisK).max == INT64_MAX);
+  std::string text = read_file(source_path("ops/conv2d_nhwc.yaml"));
+  text = replaced(text, "  output_layout: nhwc\n", "  output_layout: nhwc\n  stride: [2, 1]\n  padding: [0, 3]\n");
+  text = replaced(text, "  in_c: {}", "  in_c: {multiple_of: 4}");
+  text =
+      replaced(text, "  kernel_h: {}\n  kernel_w: {}", "  kernel_h: {min: 3, max: 3}\n  kernel_w: {min: 3, max: 3}");
+  ScratchDir dir;
+  const Op op = load_op(dir.write("conv.yaml", text));
+  REQUIRE(op.conv.stride.has_value());
+  CHECK(*op.conv.stride == std::array<int64_t, 2>{2, 1});
+  CHECK(*op.conv.padding == std::array<int64_t, 2>{0, 3});
+  CHECK_FALSE(op.conv.dilation.has_value());
   const DimFacts k = op.axis_facts(kAxisK);
   CHECK(k.min == 9 * 0);  // in_c has no min: k may be 0
+  CHECK(k.max == INT64_MAX);
   CHECK(k.multiple_of == 4);
   CHECK(op.axis_facts(kAxisM).max == INT64_MAX);
+  CHECK_THAT(op_error(replaced(text, "stride: [2, 1]", "stride: [0, 1]")), Catch::Contains("stride"));
 }
 
 TEST_CASE("missing file", "[spec][bad]") {
