@@ -149,6 +149,7 @@ void CheckConvolutions(Tally& tally) {
   const int thread_counts[2] = {1, threads_before > 1 ? static_cast<int>(threads_before) : 2};
   uint64_t seed = 9000;
   for (const int threads : thread_counts) {
+    if (g_quick && threads == 1) continue;  // --quick (under an emulator): the threaded run alone
     if (!SetThreads(tally, threads)) continue;
     for (const Conv& c : cases) CheckConv(tally, c, threads, ++seed);
   }

@@ -86,17 +86,25 @@ void gather_a(const ConvGeometry& cv, int64_t row, int64_t p, int64_t rows, int6
     const int64_t tap = p / cv.in_c;
     int64_t c = p % cv.in_c, kw = tap % cv.kernel_w, kh = tap / cv.kernel_w;
     for (int64_t q = 0; q < depth;) {
-      const int64_t run = cv.in_c - c < depth - q ? cv.in_c - c : depth - q;
+      // With no dilation along w, a row's taps kw to kernel_w - 1 of one filter row are adjacent pixels, one run of
+      // the input, wherever every row of the panel has all of them inside the image or lies in the padding: then
+      // they are copied as one run (a network's first layer, 3 channels a tap, gathers 7 taps at once).
+      bool merged = dilation_w == 1 && kw + 1 < cv.kernel_w;
       const float* src[kRows];
       for (int64_t r = 0; r < h; ++r) {
         const int64_t ih = top[r] + kh * dilation_h, iw = left[r] + kw * dilation_w;
-        const bool inside = ih >= 0 && ih < cv.in_h && iw >= 0 && iw < cv.in_w;
+        const bool row_inside = ih >= 0 && ih < cv.in_h;
+        const bool inside = row_inside && iw >= 0 && iw < cv.in_w;
+        merged = merged && (!row_inside || (iw >= 0 && left[r] + cv.kernel_w - 1 < cv.in_w));
         src[r] = inside ? image[r] + (ih * cv.in_w + iw) * cv.in_c + c : nullptr;
       }
+      const int64_t taps = merged ? cv.kernel_w - kw : 1;
+      const int64_t run = taps * cv.in_c - c < depth - q ? taps * cv.in_c - c : depth - q;
       gather_run<kMR>(src, h, run, out + q * kMR);
       q += run;
       c = 0;
-      if (++kw == cv.kernel_w) {
+      kw += taps;
+      if (kw == cv.kernel_w) {
         kw = 0;
         ++kh;
       }
