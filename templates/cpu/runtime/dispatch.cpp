@@ -106,6 +106,17 @@ Gemm row_major_copies(const Gemm& g, const Kernel& k) {
   return out;
 }
 
+}  // namespace
+}  // namespace STRATA_PACKAGE_INTERNAL
+
+// A convolution package's path that reads its input in place (config.h says whether this is one).
+#if STRATA_CONV_PACKAGE
+#include "dispatch_conv_direct.h"
+#endif
+
+namespace STRATA_PACKAGE_INTERNAL {
+namespace {
+
 STRATA_X(status)
 run_planned(const Gemm& g, const Plan& plan, void* workspace, bool caller_workspace,
             bool wanted_threads);  // below
@@ -159,6 +170,9 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
     return STRATA_C(OK);
   }
   const Plan plan = ready_plan(wanted);
+#if STRATA_CONV_PACKAGE
+  if (g.a_gathered() && !plan.packed) return run_direct_conv(g, plan, kKernels[plan.kernel]);
+#endif
   if (plan.dots) {
     const Kernel& k = kKernels[plan.kernel];
     Gemm call = g;

@@ -90,7 +90,7 @@ Gemm conv_gemm(const ConvCall& call, float alpha, const float* input, const floa
   const int64_t ldb = kConvFilterKrsc ? lda : ldc;
   Gemm g{call.M, call.N, call.K, alpha, beta, input, lda, filter, ldb, output, ldc, filter_layout};
   if (!call.plain_gemm) {
-    g.layout = gather_layout(filter_layout, call.geometry.in_c);
+    g.layout = conv_layout(filter_layout, call.geometry.in_c, call.geometry.out_w);
     g.conv = &call.geometry;
   }
   return g;

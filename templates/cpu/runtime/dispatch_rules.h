@@ -20,16 +20,21 @@ constexpr int64_t matrix_bytes(int64_t rows, int64_t cols) {
 // is priced lower (see runs_dots); a transposed A is read from a row-major copy (see transposes_s).
 constexpr int32_t kTransA = 1;
 constexpr int32_t kTransB = 2;
-// A convolution's A, gathered from its input while it is packed (see conv_gather.h): such a call is always packed,
-// and its plan prices the gather's runs of input channels, the bits above kGatherRunShift holding their length
-// (capped at kGatherRunCap, beyond which a run's fixed cost is noise).
+// A convolution's A, gathered from its input (see conv_gather.h), or read in place tap by tap (see
+// dispatch_conv_direct.h): such a call is planned as a convolution, and the bits above kConvShift hold what its
+// prices need besides M, N and K: its input channels (the gather's runs, a tap's depth in place) and its output row's
+// width (the rows of a tap's GEMM in place), each capped at kConvFieldCap, beyond which a run's or a row's fixed
+// costs are noise.
 constexpr int32_t kGatherA = 4;
-constexpr int kGatherRunShift = 3;
-constexpr int64_t kGatherRunCap = int64_t{1} << 20;
-constexpr int32_t gather_layout(int32_t layout, int64_t run) {
-  return layout | kGatherA | static_cast<int32_t>((run < kGatherRunCap ? run : kGatherRunCap) << kGatherRunShift);
+constexpr int kConvShift = 3;
+constexpr int kConvFieldBits = 14;
+constexpr int64_t kConvFieldCap = (int64_t{1} << kConvFieldBits) - 1;
+constexpr int32_t conv_layout(int32_t layout, int64_t channels, int64_t row) {
+  const auto field = [](int64_t v) { return static_cast<int32_t>(v < kConvFieldCap ? v : kConvFieldCap); };
+  return layout | kGatherA | field(channels) << kConvShift | field(row) << (kConvShift + kConvFieldBits);
 }
-constexpr int64_t gather_run(int32_t layout) { return layout >> kGatherRunShift; }
+constexpr int64_t conv_channels(int32_t layout) { return (layout >> kConvShift) & kConvFieldCap; }
+constexpr int64_t conv_row(int32_t layout) { return (layout >> (kConvShift + kConvFieldBits)) & kConvFieldCap; }
 
 struct Plan {
   int32_t kernel;
