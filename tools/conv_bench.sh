@@ -39,11 +39,14 @@ cmake -S tools/conv_bench -B build/conv_bench/harness -G Ninja -DPACKAGE_DIR="$P
   -DPACKAGE_NAME=bench_conv > /dev/null
 cmake --build build/conv_bench/harness --parallel "$(nproc)" > /dev/null
 
+# OMP_PROC_BIND=false: Debian's oneDNN otherwise binds the process's main thread to one CPU, and the package's
+# threads, started from it, then share that CPU. OMP_WAIT_POLICY=PASSIVE: oneDNN's idle threads sleep rather than
+# spin on the CPUs the next contender runs on.
 out=build/conv_bench/results.csv
 first=1
 for t in "${threads[@]}"; do
-  if [ "$first" = 1 ]; then OMP_WAIT_POLICY=PASSIVE build/conv_bench/harness/conv_bench "$suite" "$t" > "$out"; first=0
-  else OMP_WAIT_POLICY=PASSIVE build/conv_bench/harness/conv_bench "$suite" "$t" | tail -n +2 >> "$out"; fi
+  if [ "$first" = 1 ]; then OMP_PROC_BIND=false OMP_WAIT_POLICY=PASSIVE build/conv_bench/harness/conv_bench "$suite" "$t" > "$out"; first=0
+  else OMP_PROC_BIND=false OMP_WAIT_POLICY=PASSIVE build/conv_bench/harness/conv_bench "$suite" "$t" | tail -n +2 >> "$out"; fi
 done
 cat "$out"
 # Columns: 1 category, 2 batch, 12 threads, 17 over_onednn, 19 over_best.

@@ -20,6 +20,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include PKG_HEADER
@@ -32,6 +33,7 @@ namespace {
 
 constexpr int kRounds = 7;
 constexpr double kRoundFlops = 3e8;  // each contender's calls per round do about this much work
+constexpr int kPauseMs = 30;
 
 struct Layer {
   std::string category;
@@ -193,6 +195,9 @@ int main(int argc, char** argv) {
     for (int round = 0; round <= kRounds; ++round)
       for (int i = 0; i < 3; ++i) {
         const int who = (i + round) % 3;  // each round starts at the next contender
+        // XNNPACK's pthreadpool workers spin for a while after a run: a contender started then shares its cores
+        // with them. Each contender starts after a pause long enough for them to sleep.
+        std::this_thread::sleep_for(std::chrono::milliseconds(kPauseMs));
         const auto start = std::chrono::steady_clock::now();
         for (int call = 0; call < calls; ++call)
           if (contenders[who]() != 0) {

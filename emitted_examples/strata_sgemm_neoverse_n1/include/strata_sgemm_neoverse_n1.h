@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   82ab121ce6be07997ed4f4781eb44c71f052ecdf7c85868944e1eff615556a4d  template cpu/api.h.tpl
+//   e7ecc3c6a9666fb232c2e42203c30a6185d803747d966cb0f82134591ef0f796  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_NEOVERSE_N1_H_
 #define STRATA_SGEMM_NEOVERSE_N1_H_
@@ -28,7 +28,7 @@
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_MAJOR 0
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_MINOR 1
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_PATCH 0
-#define STRATA_SGEMM_NEOVERSE_N1_VERSION_STRING "0.1.0+c647a2981ef7"
+#define STRATA_SGEMM_NEOVERSE_N1_VERSION_STRING "0.1.0+b015d4f1d8ad"
 
 /* STRATA_SGEMM_NEOVERSE_N1_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_NEOVERSE_N1_SHARED for the library and its users and

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   6171155addd8a07305a6c1c4f152c153e1ffb81dcddd63e415484c860ce89c74  template cpu/config.h.tpl
+//   9e06ece5c0fc76f820f55b716dc53093764cbc58fd9c04b468eee6ec3da84034  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_neoverse_n1's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (neoverse_n1) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -23,6 +23,8 @@
 #define STRATA_PUBLIC_HEADER "strata_sgemm_neoverse_n1.h"
 #define STRATA_PACKAGE_INTERNAL strata_sgemm_neoverse_n1_internal
 #define STRATA_MODEL_NAMESPACE strata_sgemm_neoverse_n1_model
+// Whether the package computes a convolution: its entry points are then dispatch_conv.h's.
+#define STRATA_CONV_PACKAGE 0
 
 // The fixed sources' rules that read this configuration are constant expressions here, where it is known when the
 // package compiles. The generator compiles the same planner (dispatch_rules.h to dispatch_prices.h) over a

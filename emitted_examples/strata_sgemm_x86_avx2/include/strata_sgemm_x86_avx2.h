@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   82ab121ce6be07997ed4f4781eb44c71f052ecdf7c85868944e1eff615556a4d  template cpu/api.h.tpl
+//   e7ecc3c6a9666fb232c2e42203c30a6185d803747d966cb0f82134591ef0f796  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_X86_AVX2_H_
 #define STRATA_SGEMM_X86_AVX2_H_
@@ -29,7 +29,7 @@
 #define STRATA_SGEMM_X86_AVX2_VERSION_MAJOR 0
 #define STRATA_SGEMM_X86_AVX2_VERSION_MINOR 1
 #define STRATA_SGEMM_X86_AVX2_VERSION_PATCH 0
-#define STRATA_SGEMM_X86_AVX2_VERSION_STRING "0.1.0+746177a84b64"
+#define STRATA_SGEMM_X86_AVX2_VERSION_STRING "0.1.0+8324f8cecf2a"
 
 /* STRATA_SGEMM_X86_AVX2_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_X86_AVX2_SHARED for the library and its users and

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   cded575adf0f95d7ca77cbc1c85e3ab28dab6f5ee39e49a625269acff04d55b3  template cpu/runtime/dispatch.cpp
+//   1e8ae95e5a68611d7744c9cdb7f55ef6258dfe031a2c9f0817e3295ca57e824d  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: the per-call plan (kernel, blocking, threads) from the cost model in cost_model.h,
 // packing, the loops around the micro-kernels, the thread pool, strided batches and the C API.
@@ -115,6 +115,17 @@ Gemm row_major_copies(const Gemm& g, const Kernel& k) {
   return out;
 }
 
+}  // namespace
+}  // namespace STRATA_PACKAGE_INTERNAL
+
+// A convolution package's path that reads its input in place (config.h says whether this is one).
+#if STRATA_CONV_PACKAGE
+#include "dispatch_conv_direct.h"
+#endif
+
+namespace STRATA_PACKAGE_INTERNAL {
+namespace {
+
 STRATA_X(status)
 run_planned(const Gemm& g, const Plan& plan, void* workspace, bool caller_workspace,
             bool wanted_threads);  // below
@@ -168,6 +179,9 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
     return STRATA_C(OK);
   }
   const Plan plan = ready_plan(wanted);
+#if STRATA_CONV_PACKAGE
+  if (g.a_gathered() && !plan.packed) return run_direct_conv(g, plan, kKernels[plan.kernel]);
+#endif
   if (plan.dots) {
     const Kernel& k = kKernels[plan.kernel];
     Gemm call = g;
@@ -534,3 +548,8 @@ const char* STRATA_X(version)(void) { return STRATA_C(VERSION_STRING); }
 const char* STRATA_X(provenance)(void) { return kProvenance; }
 
 }  // extern "C"
+
+// A convolution package's entry points (config.h says whether this is one).
+#if STRATA_CONV_PACKAGE
+#include "dispatch_conv.h"
+#endif

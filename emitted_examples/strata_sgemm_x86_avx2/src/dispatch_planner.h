@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   9284b44ac61fcbc1cbb75f7066f7e2c6d1e00cc612b370b805db183837a7eae3  template cpu/runtime/dispatch_planner.h
+//   a3187b3789ff7f3a3f95311107f6e2d7794512d37c797875f9a9152b167454ef  template cpu/runtime/dispatch_planner.h
 
 // Part of the dispatcher (see dispatch_rules.h): the planner, which offers every kernel a shape and keeps the
 // cheapest plan, and the per-thread plan cache in front of it.
@@ -120,12 +120,24 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
   return cache.front.plan;
 }
 
+// The plan for a convolution's call (see kGatherA), not cached: it depends on the gather's run of channels, which the
+// cache's key does not hold. A cold plan is a small share of a convolution.
+const Plan& gathered_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced, int32_t layout) {
+  thread_local Plan plan;
+  plan = cheapest_plan(
+      M, N, K, layout, max_threads, forced,
+      [](int32_t id, int64_t m, int64_t n, int64_t k, int32_t bits, const ThreadCounts& counts, bool skip_twins,
+         Plan* best, Plan::Alone* alone) { kPlanners.of[id](m, n, k, bits, counts, skip_twins, best, alone); });
+  return plan;
+}
+
 // The plan for a call, as a reference into the calling thread's cache: valid until the thread plans again, so a call
 // must be done with it before it runs anything (a host's parallel_for may run other GEMMs on this thread). A
 // reference rather than a copy: GCC copies the entry out of thread-local storage with `rep movs`, a visible share of
 // a tiny call (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "plan-reference").
 inline const Plan& choose_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced,
                                int32_t layout = 0) {
+  if ((layout & kGatherA) != 0) return gathered_plan(M, N, K, max_threads, forced, layout);
   const PlanCache::Entry& front = t_plans.front;
   if (front.matches(M, N, K, max_threads, plan_key(forced, layout))) return front.plan;
   return choose_plan_slow(M, N, K, max_threads, forced, layout);

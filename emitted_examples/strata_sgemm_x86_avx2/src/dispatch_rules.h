@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   afc624b0b51438cf8e55ec185c5f09e72b48c9d3d4aca0c0b27f0baac9c58bcb  template cpu/runtime/dispatch_rules.h
+//   246f5a24186465f25bd5f05f1027ed3703f11aecca2d2c0368af42217a59103e  template cpu/runtime/dispatch_rules.h
 
 // Part of the dispatcher (dispatch.cpp includes the dispatch_*.h parts in order, one translation unit): the plan a
 // call runs, and the rules that choose between packing and running in place.
@@ -29,6 +29,21 @@ constexpr int64_t matrix_bytes(int64_t rows, int64_t cols) {
 // is priced lower (see runs_dots); a transposed A is read from a row-major copy (see transposes_s).
 constexpr int32_t kTransA = 1;
 constexpr int32_t kTransB = 2;
+// A convolution's A, gathered from its input (see conv_gather.h), or read in place tap by tap (see
+// dispatch_conv_direct.h): such a call is planned as a convolution, and the bits above kConvShift hold what its
+// prices need besides M, N and K: its input channels (the gather's runs, a tap's depth in place) and its output row's
+// width (the rows of a tap's GEMM in place), each capped at kConvFieldCap, beyond which a run's or a row's fixed
+// costs are noise.
+constexpr int32_t kGatherA = 4;
+constexpr int kConvShift = 3;
+constexpr int kConvFieldBits = 14;
+constexpr int64_t kConvFieldCap = (int64_t{1} << kConvFieldBits) - 1;
+constexpr int32_t conv_layout(int32_t layout, int64_t channels, int64_t row) {
+  const auto field = [](int64_t v) { return static_cast<int32_t>(v < kConvFieldCap ? v : kConvFieldCap); };
+  return layout | kGatherA | field(channels) << kConvShift | field(row) << (kConvShift + kConvFieldBits);
+}
+constexpr int64_t conv_channels(int32_t layout) { return (layout >> kConvShift) & kConvFieldCap; }
+constexpr int64_t conv_row(int32_t layout) { return (layout >> (kConvShift + kConvFieldBits)) & kConvFieldCap; }
 
 struct Plan {
   int32_t kernel;

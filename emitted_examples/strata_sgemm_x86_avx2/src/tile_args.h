@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   65e49c706c74cc7df50b855fffa986ef74900a16183ec8f0c8e8057027ea7c37  template cpu/runtime/tile_args.h
+//   046dadbfd23ed78ed93aad7ad410fc4d3b722ce29d8786023b925ef4ba267779  template cpu/runtime/tile_args.h
 
 // The interface between the dispatcher and the micro-kernels: the arguments of one kernel call, and the rules
 // about tiles that both sides apply (how thin tiles split their k loop, when B is held in registers, when a strip
@@ -135,6 +135,10 @@ using TileFn = void (*)(const TileArgs& args);
 // Packs rows x depth of A (row-major, lda) into MR-tall micro-panels, or depth x cols of B (row-major, ldb) into
 // NR-wide micro-panels, in the layouts the packed micro-kernel reads.
 using PackFn = void (*)(const float* src, int64_t ld, int64_t extent, int64_t depth, float* out);
+// Convolution packages: gathers rows [row, row + rows) of a convolution's implicit A over k [p, p + depth) from its
+// input, in pack_a's layout (see conv_gather.h). Null in the kernel tables of GEMM packages.
+struct ConvGeometry;
+using GatherFn = void (*)(const ConvGeometry& conv, int64_t row, int64_t p, int64_t rows, int64_t depth, float* out);
 
 }  // namespace STRATA_PACKAGE_INTERNAL
 

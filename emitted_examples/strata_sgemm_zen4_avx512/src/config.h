@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   6171155addd8a07305a6c1c4f152c153e1ffb81dcddd63e415484c860ce89c74  template cpu/config.h.tpl
+//   9e06ece5c0fc76f820f55b716dc53093764cbc58fd9c04b468eee6ec3da84034  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_zen4_avx512's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (zen4_avx512) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -24,6 +24,8 @@
 #define STRATA_PUBLIC_HEADER "strata_sgemm_zen4_avx512.h"
 #define STRATA_PACKAGE_INTERNAL strata_sgemm_zen4_avx512_internal
 #define STRATA_MODEL_NAMESPACE strata_sgemm_zen4_avx512_model
+// Whether the package computes a convolution: its entry points are then dispatch_conv.h's.
+#define STRATA_CONV_PACKAGE 0
 
 // The fixed sources' rules that read this configuration are constant expressions here, where it is known when the
 // package compiles. The generator compiles the same planner (dispatch_rules.h to dispatch_prices.h) over a

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   cb83a76fbaebbf8cf9be8d636fd56b3f9f2b9d518f3d5b936742798868b08387  template cpu/runtime/dispatch_direct.h
+//   53e75560169ebd364ff020efdfa8086cf14198d2b1988652fdb9061b5a1f0de5  template cpu/runtime/dispatch_direct.h
 
 // Part of the dispatcher (see dispatch_rules.h): a call's operands, its workspace, and the paths that run A and B
 // in place (direct tiles, row streams, wide rows, split K).
@@ -26,16 +26,26 @@ struct Gemm {
   int64_t ldb;
   float* C;
   int64_t ldc;
-  int32_t layout = 0;  // kTransA, kTransB: A stored K x M, B stored N x K
+  int32_t layout = 0;  // kTransA, kTransB: A stored K x M, B stored N x K; kGatherA: A gathered from `conv`
+  const ConvGeometry* conv = nullptr;  // kGatherA: the convolution whose implicit A this is
+  int64_t first_row = 0;               // kGatherA: A's row 0 is the convolution's row first_row
 
   bool a_transposed() const { return (layout & kTransA) != 0; }
   bool b_transposed() const { return (layout & kTransB) != 0; }
+  bool a_gathered() const { return (layout & kGatherA) != 0; }
   // A from its row i on, B from its column j on, in either storage.
-  const float* a_from_row(int64_t i) const { return a_transposed() ? A + i : A + i * lda; }
+  void move_a_to_row(int64_t i) {
+    if (a_gathered())
+      first_row += i;
+    else
+      A = a_transposed() ? A + i : A + i * lda;
+  }
   const float* b_from_column(int64_t j) const { return b_transposed() ? B + j * ldb : B + j; }
   // Packs rows [i, i + rows) of A over k [p, p + depth) into kernel k's micro-panels, from either storage.
   void pack_a(const Kernel& k, int64_t i, int64_t p, int64_t rows, int64_t depth, float* out) const {
-    if (a_transposed())
+    if (a_gathered())
+      k.gather_a(*conv, first_row + i, p, rows, depth, out);
+    else if (a_transposed())
       k.pack_a_transposed(A + p * lda + i, lda, rows, depth, out);
     else
       k.pack_a(A + i * lda + p, lda, rows, depth, out);

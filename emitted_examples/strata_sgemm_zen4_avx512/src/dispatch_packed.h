@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   63255a2abf9fa5dd039f2af7efa1dc3dc9fd42bc32aceb5e895cb826b43de760  template cpu/runtime/dispatch_packed.h
+//   3b8418392ba33d6b011623a97f7381a6064ae23005cdd3e27ab6c285d661c577  template cpu/runtime/dispatch_packed.h
 
 // Part of the dispatcher (see dispatch_rules.h): the packed path, level-2 and level-1 blocks over packed panels,
 // and the streamed path, which packs A alone.
@@ -205,7 +205,7 @@ void packed_task(void* context, int64_t index) {
   g.M = share_start(g.M, k.mr, row_share + 1, job.row_shares) - i0;
   g.N = share_start(g.N, k.nr, col_share + 1, job.col_shares) - j0;
   if (g.M == 0 || g.N == 0) return;
-  g.A = g.a_from_row(i0);
+  g.move_a_to_row(i0);
   g.B = g.b_from_column(j0);
   g.C += i0 * g.ldc + j0;
   const int64_t buffer_floats = thread_floats(k, job.b_slots);
@@ -215,7 +215,7 @@ void packed_task(void* context, int64_t index) {
     for (int64_t i = 0; i < g.M; i += streamed) {
       Gemm block = g;
       block.M = std::min(streamed, g.M - i);
-      block.A = g.a_from_row(i);
+      block.move_a_to_row(i);
       block.C += i * g.ldc;
       run_streamed(block, k, a_buffers, buffer_floats);
     }

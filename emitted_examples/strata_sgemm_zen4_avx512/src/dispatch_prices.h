@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   3b9ede2b1ffc3a7aec8ff592e6652643b8384271b0f43e19337be1c9e0373989  template cpu/runtime/dispatch_prices.h
+//   788b1a0ec197e794276050c6be76a8b3e0d9c4605492db24578165e8bddc796c  template cpu/runtime/dispatch_prices.h
 
 // Part of the dispatcher (see dispatch_rules.h): the prices of the direct, streamed and held-row paths, the
 // thread counts worth trying, and the lower bounds that skip kernels which cannot win.
@@ -466,6 +466,35 @@ double transposes_s(int64_t M, int64_t N, int64_t K, int32_t layout) {
   return ((layout & kTransA) != 0 ? copy_s(M, K) : 0.0) + ((layout & kTransB) != 0 ? copy_s(K, N) : 0.0);
 }
 
+// What gathering a convolution's A block costs beyond packing a plain one (see conv_gather.h): each of its rows is
+// copied as runs of `run` input channels, one per filter tap it meets, and each run starts from an address worked
+// out from the row's pixel and the tap, whose first load waits a first-level cache latency (the descriptor's). Only
+// where level 1 is profiled: a modelled level 1 prices no packing.
+double gather_runs_s(const Kernel& k, int64_t run) {
+  if (k.level1.pack_a_s <= 0) return 0.0;
+  const int64_t runs_per_row = strata_model::ceil_div(k.k1, run) + 1;  // a block's k slice may start mid-run
+  return static_cast<double>(k.m1 * runs_per_row) * kMachine.level[1].latency_s;
+}
+
+// A convolution in place (see dispatch_conv_direct.h): per output row and filter tap, the GEMM in place of the row's
+// pixels (conv_row) with the tap's rows of the filter (conv_channels deep), each its own calls and tiles. The data
+// is the call's, and the filter once more per output row where it is larger than the direct cache. (The pixels of a
+// row that meet the padding are priced as if they did not.)
+DirectWork conv_direct_work(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout) {
+  const int64_t channels = std::max<int64_t>(1, conv_channels(layout)), row = std::max<int64_t>(1, conv_row(layout));
+  const double products = static_cast<double>(M / row) * static_cast<double>(K / channels);
+  const DirectWork one = direct_work(id, row, N, channels);
+  const int64_t filter = matrix_bytes(K, N);
+  const double bytes =
+      call_bytes(M, N, K) + (filter > kDirectBytes ? static_cast<double>((M / row - 1) * filter) : 0.0);
+  // Each tap's calls also read C's tiles and write them back (the first tap's after C was scaled), in the direct
+  // cache: per tap, C's bytes twice at level 1's bandwidth.
+  const double c_s = 2.0 * static_cast<double>(K / channels) * static_cast<double>(matrix_bytes(M, N)) /
+                     kMachine.level[1].bandwidth_Bps;
+  return direct_work_of(one.compute_s * products + c_s, one.calls_s * products,
+                        static_cast<int64_t>(static_cast<double>(one.tiles) * products), bytes);
+}
+
 // Offers kernel `id`'s plans to the best so far: *best, on any of `counts` threads, and *alone, on one thread, each
 // replaced where the kernel is faster (on a tie the earlier stays). skip_twins: a kernel that would run the call in
 // place as an earlier one does (its twin or, where that applies, its loose twin; see DirectConstants) offers nothing,
@@ -502,6 +531,12 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, c
   // operands larger than the direct cache are not copied (see copies_in_place): packing reads them once, where the
   // copy reads them, writes them beyond the direct cache and the call reads them again (measurements:
   // docs/perf/2026-11-27-layouts/, "copy-or-pack").
+  // A convolution is offered gathered and packed, or in place (see dispatch_conv_direct.h).
+  if ((layout & kGatherA) != 0) {
+    offer_path(id, M, N, K, layout, counts, true, best, alone);
+    offer_path(id, M, N, K, layout, counts, false, best, alone);
+    return;
+  }
   const bool packed = layout == 0 ? !use_direct(M, N, K, kKernels[id])
                                   : !copies_in_place(kKernels[id], M, N, K, layout) && !dots_fit(M, K, layout);
   if (!packed && layout != 0) offer_path(id, M, N, K, layout, counts, true, best, alone);
@@ -538,11 +573,15 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
   } else if (packed) {
     strata_model::Tiling tiling = tiling_of(id);
     tiling.l1.pack_b_s = pack_b_s;
+    if ((layout & kGatherA) != 0) tiling.l1.pack_a_s += gather_runs_s(k, conv_channels(layout));
     strata_model::estimate_units(kMachine, tiling, shape, kTopLevel, counts.count, counts.size, seconds);
   } else {
-    dots = runs_dots(id, M, N, K, layout);
-    const DirectWork work = dots ? dots_work(id, M, N, K) : direct_work(id, M, N, K);
-    const double copies_s = transposes_s(M, N, K, dots ? layout & kTransA : layout);
+    const bool gathered = (layout & kGatherA) != 0;
+    dots = !gathered && runs_dots(id, M, N, K, layout);
+    const DirectWork work = gathered ? conv_direct_work(id, M, N, K, layout)
+                            : dots   ? dots_work(id, M, N, K)
+                                     : direct_work(id, M, N, K);
+    const double copies_s = transposes_s(M, N, K, gathered ? layout & kTransB : dots ? layout & kTransA : layout);
     for (int i = 0; i < counts.size; ++i)
       seconds[i] = direct_seconds(work, counts.count[i], counts.share[i]) + copies_s;
   }

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   b9fc500b502e805ff43fdc51edd1788306cb1f012deecb323f586e6bd986fef1  template cpu/ukernel.cpp.tpl
+//   9e9c3c39bcd6206bc318d5c7a900fb3529fdb0362ac981d7e59584ff7cb322a2  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 24 x 4 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
