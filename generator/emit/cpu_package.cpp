@@ -314,8 +314,7 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
         std::string("dispatch_threads.h"), std::string("dispatch_direct.h"), std::string("dispatch_packed.h"),
         std::string("dispatch_checks.h"), std::string("tile_args.h"), std::string("kernel_tile.h"),
         std::string("kernel_paths.h"), std::string("kernel_rows.h"), std::string("conv_geometry.h"),
-        std::string("conv_gather.h"), std::string("dispatch_conv.h"),
-        std::string("dispatch_conv_direct.h"),
+        std::string("conv_gather.h"), std::string("dispatch_conv.h"), std::string("dispatch_conv_direct.h"),
         "simd_" + std::string(to_string(any.isa)) + ".h"}) {
     if (!conv && (fixed.find("conv") != std::string::npos)) continue;  // convolution packages only
     const std::string relative = "cpu/runtime/" + fixed;
