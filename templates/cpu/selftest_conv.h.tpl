@@ -151,7 +151,16 @@ void CheckConvolutions(Tally& tally) {
   for (const int threads : thread_counts) {
     if (g_quick && threads == 1) continue;  // --quick (under an emulator): the threaded run alone
     if (!SetThreads(tally, threads)) continue;
-    for (const Conv& c : cases) CheckConv(tally, c, threads, ++seed);
+    for (const Conv& c : cases) {
+      ++seed;
+      // --quick: no convolution of more multiply-adds than its GEMM shapes get (kQuickMaxWork).
+      const Conv f = WithFacts(c);
+      const double work = static_cast<double>(f.batch * f.out_c * f.kernel_h * f.kernel_w * f.in_c) *
+                          static_cast<double>(OutExtent(f.in_h, f.kernel_h, f.stride_h, f.pad_h, f.dilation_h) *
+                                              OutExtent(f.in_w, f.kernel_w, f.stride_w, f.pad_w, f.dilation_w));
+      if (g_quick && work > kQuickMaxWork) continue;
+      CheckConv(tally, c, threads, seed);
+    }
   }
   {{PACKAGE}}_set_num_threads(threads_before);
 }

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   b060968360ad49ec780cb40610bbd880534488a10ccb99289e6c333406b8cf16  template cpu/selftest_conv.h.tpl
+//   1f2bf08d2fb074c733ea2359a73d7f4896dae3719381989197a2155b7f129095  template cpu/selftest_conv.h.tpl
 
 // Self-test for strata_conv2d_nhwc_x86_avx2: 2-D convolutions through _conv2d against a direct reference convolution, on the edges
 // of the gather (padding wider than the filter, strides longer than it, dilation, single rows, columns and channels),
@@ -160,7 +160,16 @@ void CheckConvolutions(Tally& tally) {
   for (const int threads : thread_counts) {
     if (g_quick && threads == 1) continue;  // --quick (under an emulator): the threaded run alone
     if (!SetThreads(tally, threads)) continue;
-    for (const Conv& c : cases) CheckConv(tally, c, threads, ++seed);
+    for (const Conv& c : cases) {
+      ++seed;
+      // --quick: no convolution of more multiply-adds than its GEMM shapes get (kQuickMaxWork).
+      const Conv f = WithFacts(c);
+      const double work = static_cast<double>(f.batch * f.out_c * f.kernel_h * f.kernel_w * f.in_c) *
+                          static_cast<double>(OutExtent(f.in_h, f.kernel_h, f.stride_h, f.pad_h, f.dilation_h) *
+                                              OutExtent(f.in_w, f.kernel_w, f.stride_w, f.pad_w, f.dilation_w));
+      if (g_quick && work > kQuickMaxWork) continue;
+      CheckConv(tally, c, threads, seed);
+    }
   }
   strata_conv2d_nhwc_x86_avx2_set_num_threads(threads_before);
 }

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   b060968360ad49ec780cb40610bbd880534488a10ccb99289e6c333406b8cf16  template cpu/selftest_conv.h.tpl
+//   1f2bf08d2fb074c733ea2359a73d7f4896dae3719381989197a2155b7f129095  template cpu/selftest_conv.h.tpl
 
 // Self-test for strata_conv2d_nhwc_zen4_avx512: 2-D convolutions through _conv2d against a direct reference convolution, on the edges
 // of the gather (padding wider than the filter, strides longer than it, dilation, single rows, columns and channels),
@@ -160,7 +160,16 @@ void CheckConvolutions(Tally& tally) {
   for (const int threads : thread_counts) {
     if (g_quick && threads == 1) continue;  // --quick (under an emulator): the threaded run alone
     if (!SetThreads(tally, threads)) continue;
-    for (const Conv& c : cases) CheckConv(tally, c, threads, ++seed);
+    for (const Conv& c : cases) {
+      ++seed;
+      // --quick: no convolution of more multiply-adds than its GEMM shapes get (kQuickMaxWork).
+      const Conv f = WithFacts(c);
+      const double work = static_cast<double>(f.batch * f.out_c * f.kernel_h * f.kernel_w * f.in_c) *
+                          static_cast<double>(OutExtent(f.in_h, f.kernel_h, f.stride_h, f.pad_h, f.dilation_h) *
+                                              OutExtent(f.in_w, f.kernel_w, f.stride_w, f.pad_w, f.dilation_w));
+      if (g_quick && work > kQuickMaxWork) continue;
+      CheckConv(tally, c, threads, seed);
+    }
   }
   strata_conv2d_nhwc_zen4_avx512_set_num_threads(threads_before);
 }
