@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   fa55c967353ec309533c4785712077c615861d346f4d1ae5aabfa461fa613a21  template cpu/runtime/dispatch_conv_direct.h
+//   5201ad324b800ec253e0174cd45fabcceea8fea557bfb4971771f5b64efd46a4  template cpu/runtime/dispatch_conv_direct.h
 
 // Part of the dispatcher in convolution packages: a convolution run in place, with no gather. Fixed text, copied
 // verbatim into convolution packages.
@@ -53,33 +53,35 @@ void direct_conv_rows(const Gemm& g, const Kernel& k, int64_t begin, int64_t end
   args.lda = stride_w * cv.in_c;
   args.ldb = g.ldb;
   args.k = cv.in_c;
-  for (int64_t row = begin; row < end; ++row) {
-    const int64_t n = row / cv.out_h, oh = row % cv.out_h;
-    float* const c_row = g.C + row * cv.out_w * g.ldc;  // out_w pixels of N channels, dense
-    const int64_t c_floats = cv.out_w * g.N;
+  const int64_t c_row_floats = cv.out_w * g.N;  // an output row: out_w pixels of N channels, dense
+  const int64_t group = conv_row_group(cv.out_w, k.nr);
+  for (int64_t first_row = begin; first_row < end; first_row += group) {
+    const int64_t last_row = std::min(end, first_row + group);
+    float* const c_rows = g.C + first_row * c_row_floats;
+    const int64_t c_floats = (last_row - first_row) * c_row_floats;
     if (g.beta == 0.0f)
-      std::fill_n(c_row, c_floats, 0.0f);
+      std::fill_n(c_rows, c_floats, 0.0f);
     else if (g.beta != 1.0f)
-      for (int64_t i = 0; i < c_floats; ++i) c_row[i] *= g.beta;
-    for (int64_t kh = 0; kh < kernel_h; ++kh) {
-      const int64_t ih = oh * stride_h - pad_h + kh * dilation_h;
-      if (ih < 0 || ih >= cv.in_h) continue;
-      const float* const input_row = cv.input + (n * cv.in_h + ih) * cv.in_w * cv.in_c;
-      for (int64_t kw = 0; kw < cv.kernel_w; ++kw) {
-        const int64_t offset = kw * dilation_w - pad_w;
-        int64_t first = 0, last = 0;
-        tap_columns(cv, offset, &first, &last);
-        if (first >= last) continue;
-        const int64_t tap = kh * cv.kernel_w + kw;
-        for (int64_t j = 0; j < g.N; j += k.nr) {
-          args.a = input_row + (first * stride_w + offset) * cv.in_c;
-          args.b = g.B + tap * cv.in_c * g.ldb + j;
-          args.c = c_row + first * g.ldc + j;
+      for (int64_t i = 0; i < c_floats; ++i) c_rows[i] *= g.beta;
+    for (int64_t j = 0; j < g.N; j += k.nr) {
+      args.cols = static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j));
+      for (int64_t kh = 0; kh < kernel_h; ++kh)
+        for (int64_t kw = 0; kw < cv.kernel_w; ++kw) {
+          const int64_t offset = kw * dilation_w - pad_w;
+          int64_t first = 0, last = 0;
+          tap_columns(cv, offset, &first, &last);
+          if (first >= last) continue;
+          args.b = g.B + (kh * cv.kernel_w + kw) * cv.in_c * g.ldb + j;
           args.rows = last - first;
-          args.cols = static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j));
-          k.direct(args);
+          for (int64_t row = first_row; row < last_row; ++row) {
+            const int64_t n = row / cv.out_h, oh = row % cv.out_h;
+            const int64_t ih = oh * stride_h - pad_h + kh * dilation_h;
+            if (ih < 0 || ih >= cv.in_h) continue;
+            args.a = cv.input + ((n * cv.in_h + ih) * cv.in_w + first * stride_w + offset) * cv.in_c;
+            args.c = g.C + row * c_row_floats + first * g.ldc + j;
+            k.direct(args);
+          }
         }
-      }
     }
   }
 }

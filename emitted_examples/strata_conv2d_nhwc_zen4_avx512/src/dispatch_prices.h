@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   788b1a0ec197e794276050c6be76a8b3e0d9c4605492db24578165e8bddc796c  template cpu/runtime/dispatch_prices.h
+//   5ac4ca6fe30b0effe27a33e82ecbb877476d65e0b1a848f01b13722bd3b3e48a  template cpu/runtime/dispatch_prices.h
 
 // Part of the dispatcher (see dispatch_rules.h): the prices of the direct, streamed and held-row paths, the
 // thread counts worth trying, and the lower bounds that skip kernels which cannot win.
@@ -476,17 +476,27 @@ double gather_runs_s(const Kernel& k, int64_t run) {
   return static_cast<double>(k.m1 * runs_per_row) * kMachine.level[1].latency_s;
 }
 
+// A convolution in place runs its output rows together (see dispatch_conv_direct.h): as many as keep their column
+// strips of C (out_w pixels by a register tile's NR channels each) within half the direct cache. Each strip's filter
+// rows, all taps, are then read once per group of rows rather than once per row: a filter of megabytes, beyond the
+// direct cache, is otherwise fetched again from the outer cache for every output row (measurements:
+// docs/perf/2026-11-27-zen4-conv/, "paths").
+int64_t conv_row_group(int64_t out_w, int64_t nr) {
+  return std::max<int64_t>(1, kDirectBytes / 2 / std::max<int64_t>(1, matrix_bytes(out_w, nr)));
+}
+
 // A convolution in place (see dispatch_conv_direct.h): per output row and filter tap, the GEMM in place of the row's
 // pixels (conv_row) with the tap's rows of the filter (conv_channels deep), each its own calls and tiles. The data
-// is the call's, and the filter once more per output row where it is larger than the direct cache. (The pixels of a
-// row that meet the padding are priced as if they did not.)
+// is the call's, and the filter once more per group of output rows where it is larger than the direct cache. (The
+// pixels of a row that meet the padding are priced as if they did not.)
 DirectWork conv_direct_work(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout) {
   const int64_t channels = std::max<int64_t>(1, conv_channels(layout)), row = std::max<int64_t>(1, conv_row(layout));
   const double products = static_cast<double>(M / row) * static_cast<double>(K / channels);
   const DirectWork one = direct_work(id, row, N, channels);
   const int64_t filter = matrix_bytes(K, N);
+  const int64_t groups = strata_model::ceil_div(M / row, conv_row_group(row, kKernels[id].nr));
   const double bytes =
-      call_bytes(M, N, K) + (filter > kDirectBytes ? static_cast<double>((M / row - 1) * filter) : 0.0);
+      call_bytes(M, N, K) + (filter > kDirectBytes ? static_cast<double>((groups - 1) * filter) : 0.0);
   // Each tap's calls also read C's tiles and write them back (the first tap's after C was scaled), in the direct
   // cache: per tap, C's bytes twice at level 1's bandwidth.
   const double c_s = 2.0 * static_cast<double>(K / channels) * static_cast<double>(matrix_bytes(M, N)) /
