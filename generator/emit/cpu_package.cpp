@@ -51,26 +51,19 @@ ctemplate::TemplateDictionary* fill_conv(const Op& op, ctemplate::TemplateDictio
   d->SetIntValue("CONV_PACKAGE", conv ? 1 : 0);
   if (!conv) return nullptr;
   ctemplate::TemplateDictionary* c = d->AddSectionDictionary("CONV");
-  const auto fact = [](const std::optional<std::array<int64_t, 2>>& pair, size_t i) {
-    return pair ? std::to_string((*pair)[i]) : std::string("kConvRuntime");
+  // Each fact as the package's constant (kConvRuntime where a call gives it) and as the self-test's copy (-1).
+  const auto fact = [](const std::optional<std::array<int64_t, 2>>& pair, size_t i, const char* runtime) {
+    return pair ? std::to_string((*pair)[i]) : std::string(runtime);
   };
-  d->SetValue("STRIDE_H", fact(op.conv.stride, 0));
-  d->SetValue("STRIDE_W", fact(op.conv.stride, 1));
-  d->SetValue("PAD_H", fact(op.conv.padding, 0));
-  d->SetValue("PAD_W", fact(op.conv.padding, 1));
-  d->SetValue("DILATION_H", fact(op.conv.dilation, 0));
-  d->SetValue("DILATION_W", fact(op.conv.dilation, 1));
+  const std::pair<const char*, const std::optional<std::array<int64_t, 2>>*> pairs[] = {
+      {"STRIDE", &op.conv.stride}, {"PAD", &op.conv.padding}, {"DILATION", &op.conv.dilation}};
+  for (const auto& [key, pair] : pairs)
+    for (size_t i = 0; i < 2; ++i) {
+      const std::string name = std::string(key) + (i == 0 ? "_H" : "_W");
+      d->SetValue(name, fact(*pair, i, "kConvRuntime"));
+      d->SetValue("FACT_" + name, fact(*pair, i, "-1"));
+    }
   d->SetValue("FILTER_KRSC", op.conv.filter_krsc ? "true" : "false");
-  // The self-test's copy of the facts: -1 where a call gives the value.
-  const auto value = [](const std::optional<std::array<int64_t, 2>>& pair, size_t i) {
-    return pair ? std::to_string((*pair)[i]) : std::string("-1");
-  };
-  d->SetValue("FACT_STRIDE_H", value(op.conv.stride, 0));
-  d->SetValue("FACT_STRIDE_W", value(op.conv.stride, 1));
-  d->SetValue("FACT_PAD_H", value(op.conv.padding, 0));
-  d->SetValue("FACT_PAD_W", value(op.conv.padding, 1));
-  d->SetValue("FACT_DILATION_H", value(op.conv.dilation, 0));
-  d->SetValue("FACT_DILATION_W", value(op.conv.dilation, 1));
   d->SetValue("FILTER_LAYOUT", op.conv.filter_krsc ? "KRSC (out_c x kernel_h x kernel_w x in_c)"
                                                    : "RSCK (kernel_h x kernel_w x in_c x out_c)");
   std::vector<std::string> facts;

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
-//   fdacb41c7564b070afcf25b25896db8e51dc3fdfefe39dbc9c25c7db255ded4b  template cpu/runtime/conv_gather.h
+//   f0c55c807d90ec500fbd09cfc11ea5277e1b96fa8af3998f6da12668f2ce625b  template cpu/runtime/conv_gather.h
 
 // A convolution's implicit GEMM operand A, gathered from the input image while it is packed: no im2col buffer is
 // ever written. Fixed text, copied verbatim into convolution packages; a kernel file instantiates gather_a after its
@@ -13,9 +13,8 @@
 // The GEMM view of a 2-D convolution (NHWC input, output NHWC):
 //   row m of A and C   = output pixel (n, oh, ow), m = (n * out_h + oh) * out_w + ow;
 //   column q of A      = filter tap and input channel (kh, kw, c), q = (kh * kernel_w + kw) * in_c + c;
-//   A[m, q]            = input[n, oh * stride_h - pad_h + kh * dilation_h, ow * stride_w - pad_w + kw * dilation_w,
-//   c],
-//                        0 where that pixel lies in the padding.
+//   A[m, q]            = input[n, ih, iw, c] with ih = oh * stride_h - pad_h + kh * dilation_h and
+//                        iw = ow * stride_w - pad_w + kw * dilation_w, or 0 where that pixel lies in the padding.
 // For one row and one tap, the in_c channels of A are a contiguous run of the input (or all padding): the gather
 // copies such runs, and writes zeros for padding instead of reading a padded copy of the input.
 #ifndef STRATA_CONV_GATHER_H_

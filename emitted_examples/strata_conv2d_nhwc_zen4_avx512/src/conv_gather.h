@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   fdacb41c7564b070afcf25b25896db8e51dc3fdfefe39dbc9c25c7db255ded4b  template cpu/runtime/conv_gather.h
+//   f0c55c807d90ec500fbd09cfc11ea5277e1b96fa8af3998f6da12668f2ce625b  template cpu/runtime/conv_gather.h
 
 // A convolution's implicit GEMM operand A, gathered from the input image while it is packed: no im2col buffer is
 // ever written. Fixed text, copied verbatim into convolution packages; a kernel file instantiates gather_a after its
@@ -14,9 +14,8 @@
 // The GEMM view of a 2-D convolution (NHWC input, output NHWC):
 //   row m of A and C   = output pixel (n, oh, ow), m = (n * out_h + oh) * out_w + ow;
 //   column q of A      = filter tap and input channel (kh, kw, c), q = (kh * kernel_w + kw) * in_c + c;
-//   A[m, q]            = input[n, oh * stride_h - pad_h + kh * dilation_h, ow * stride_w - pad_w + kw * dilation_w,
-//   c],
-//                        0 where that pixel lies in the padding.
+//   A[m, q]            = input[n, ih, iw, c] with ih = oh * stride_h - pad_h + kh * dilation_h and
+//                        iw = ow * stride_w - pad_w + kw * dilation_w, or 0 where that pixel lies in the padding.
 // For one row and one tap, the in_c channels of A are a contiguous run of the input (or all padding): the gather
 // copies such runs, and writes zeros for padding instead of reading a padded copy of the input.
 #ifndef STRATA_CONV_GATHER_H_

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   a3187b3789ff7f3a3f95311107f6e2d7794512d37c797875f9a9152b167454ef  template cpu/runtime/dispatch_planner.h
+//   4be3f122370b15b97ca10cf5bc9c664d5f9d356a509432a43d25f10603e991ac  template cpu/runtime/dispatch_planner.h
 
 // Part of the dispatcher (see dispatch_rules.h): the planner, which offers every kernel a shape and keeps the
 // cheapest plan, and the per-thread plan cache in front of it.
@@ -83,6 +83,14 @@ thread_local PlanCache t_plans;
 
 bool cpu_supported();  // see the argument checks below
 
+// The cheapest plan through the per-kernel planners (see kPlanners), uncached.
+Plan planned(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced, int32_t layout) {
+  return cheapest_plan(
+      M, N, K, layout, max_threads, forced,
+      [](int32_t id, int64_t m, int64_t n, int64_t k, int32_t bits, const ThreadCounts& counts, bool skip_twins,
+         Plan* plan, Plan::Alone* alone) { kPlanners.of[id](m, n, k, bits, counts, skip_twins, plan, alone); });
+}
+
 const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced, int32_t layout) {
   PlanCache& cache = t_plans;
   for (int i = 0; i < cache.used; ++i) {
@@ -92,10 +100,7 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
       return cache.front.plan;
     }
   }
-  const Plan best = cheapest_plan(
-      M, N, K, layout, max_threads, forced,
-      [](int32_t id, int64_t m, int64_t n, int64_t k, int32_t bits, const ThreadCounts& counts, bool skip_twins,
-         Plan* plan, Plan::Alone* alone) { kPlanners.of[id](m, n, k, bits, counts, skip_twins, plan, alone); });
+  const Plan best = planned(M, N, K, max_threads, forced, layout);
   // Whether a call the entry answers skips execute(), and how (see PlanCache::Entry).
   const Kernel& k = kKernels[best.kernel];
   const int64_t limit = int64_t{1} << 30;
@@ -124,10 +129,7 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
 // cache's key does not hold. A cold plan is a small share of a convolution.
 const Plan& gathered_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced, int32_t layout) {
   thread_local Plan plan;
-  plan = cheapest_plan(
-      M, N, K, layout, max_threads, forced,
-      [](int32_t id, int64_t m, int64_t n, int64_t k, int32_t bits, const ThreadCounts& counts, bool skip_twins,
-         Plan* best, Plan::Alone* alone) { kPlanners.of[id](m, n, k, bits, counts, skip_twins, best, alone); });
+  plan = planned(M, N, K, max_threads, forced, layout);
   return plan;
 }
 

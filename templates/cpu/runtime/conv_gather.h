@@ -5,9 +5,8 @@
 // The GEMM view of a 2-D convolution (NHWC input, output NHWC):
 //   row m of A and C   = output pixel (n, oh, ow), m = (n * out_h + oh) * out_w + ow;
 //   column q of A      = filter tap and input channel (kh, kw, c), q = (kh * kernel_w + kw) * in_c + c;
-//   A[m, q]            = input[n, oh * stride_h - pad_h + kh * dilation_h, ow * stride_w - pad_w + kw * dilation_w,
-//   c],
-//                        0 where that pixel lies in the padding.
+//   A[m, q]            = input[n, ih, iw, c] with ih = oh * stride_h - pad_h + kh * dilation_h and
+//                        iw = ow * stride_w - pad_w + kw * dilation_w, or 0 where that pixel lies in the padding.
 // For one row and one tap, the in_c channels of A are a contiguous run of the input (or all padding): the gather
 // copies such runs, and writes zeros for padding instead of reading a padded copy of the input.
 #ifndef STRATA_CONV_GATHER_H_

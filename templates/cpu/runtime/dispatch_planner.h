@@ -74,6 +74,14 @@ thread_local PlanCache t_plans;
 
 bool cpu_supported();  // see the argument checks below
 
+// The cheapest plan through the per-kernel planners (see kPlanners), uncached.
+Plan planned(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced, int32_t layout) {
+  return cheapest_plan(
+      M, N, K, layout, max_threads, forced,
+      [](int32_t id, int64_t m, int64_t n, int64_t k, int32_t bits, const ThreadCounts& counts, bool skip_twins,
+         Plan* plan, Plan::Alone* alone) { kPlanners.of[id](m, n, k, bits, counts, skip_twins, plan, alone); });
+}
+
 const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced, int32_t layout) {
   PlanCache& cache = t_plans;
   for (int i = 0; i < cache.used; ++i) {
@@ -83,10 +91,7 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
       return cache.front.plan;
     }
   }
-  const Plan best = cheapest_plan(
-      M, N, K, layout, max_threads, forced,
-      [](int32_t id, int64_t m, int64_t n, int64_t k, int32_t bits, const ThreadCounts& counts, bool skip_twins,
-         Plan* plan, Plan::Alone* alone) { kPlanners.of[id](m, n, k, bits, counts, skip_twins, plan, alone); });
+  const Plan best = planned(M, N, K, max_threads, forced, layout);
   // Whether a call the entry answers skips execute(), and how (see PlanCache::Entry).
   const Kernel& k = kKernels[best.kernel];
   const int64_t limit = int64_t{1} << 30;
@@ -115,10 +120,7 @@ const Plan& choose_plan_slow(int64_t M, int64_t N, int64_t K, int32_t max_thread
 // cache's key does not hold. A cold plan is a small share of a convolution.
 const Plan& gathered_plan(int64_t M, int64_t N, int64_t K, int32_t max_threads, int32_t forced, int32_t layout) {
   thread_local Plan plan;
-  plan = cheapest_plan(
-      M, N, K, layout, max_threads, forced,
-      [](int32_t id, int64_t m, int64_t n, int64_t k, int32_t bits, const ThreadCounts& counts, bool skip_twins,
-         Plan* best, Plan::Alone* alone) { kPlanners.of[id](m, n, k, bits, counts, skip_twins, best, alone); });
+  plan = planned(M, N, K, max_threads, forced, layout);
   return plan;
 }
 
