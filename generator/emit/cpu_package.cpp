@@ -305,7 +305,8 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
        {std::string("dispatch.cpp"), std::string("dispatch_kernel.h"), std::string("dispatch_rules.h"),
         std::string("dispatch_blocking.h"), std::string("dispatch_prices.h"), std::string("dispatch_planner.h"),
         std::string("dispatch_threads.h"), std::string("dispatch_direct.h"), std::string("dispatch_packed.h"),
-        std::string("dispatch_checks.h"), std::string("tile_args.h"), std::string("kernel_tile.h"),
+        std::string("dispatch_checks.h"), std::string("tile_args.h"), std::string("post_ops.h"),
+        std::string("post_ops_apply.h"), std::string("kernel_tile.h"),
         std::string("kernel_paths.h"), std::string("kernel_rows.h"), std::string("conv_geometry.h"),
         std::string("conv_gather.h"), std::string("dispatch_conv.h"), std::string("dispatch_conv_direct.h"),
         "simd_" + std::string(to_string(any.isa)) + ".h"}) {
@@ -335,6 +336,8 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
   files["test/selftest_layouts.h"] = header(CommentStyle::cpp, {"cpu/selftest_layouts.h.tpl"}) + selftest_layouts;
   const std::string selftest_batches = renderer.render("cpu/selftest_batches.h.tpl", dict);
   files["test/selftest_batches.h"] = header(CommentStyle::cpp, {"cpu/selftest_batches.h.tpl"}) + selftest_batches;
+  const std::string selftest_epilogue = renderer.render("cpu/selftest_epilogue.h.tpl", dict);
+  files["test/selftest_epilogue.h"] = header(CommentStyle::cpp, {"cpu/selftest_epilogue.h.tpl"}) + selftest_epilogue;
   if (conv) {
     const std::string selftest_conv = renderer.render("cpu/selftest_conv.h.tpl", dict);
     files["test/selftest_conv.h"] = header(CommentStyle::cpp, {"cpu/selftest_conv.h.tpl"}) + selftest_conv;

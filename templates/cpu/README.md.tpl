@@ -22,7 +22,7 @@ ship it, in source or binary form, without keeping a notice.
 | `src/config.h`, `src/dispatch_config.h` | what was generated for this machine: the names, the core, the kernel table, the memory hierarchy as the model sees it |
 | `src/dispatch.cpp` | argument checking, CPU check and the C API; with its parts `src/dispatch_*.h`: kernel and blocking choice, packing, threads (the same text in every package) |
 | `src/kernels/` | one register tile per file: its shape and entry points, each file compiled only with the instruction-set flags it needs |
-| `src/kernel_tile.h`, `src/kernel_paths.h`, `src/kernel_rows.h`, `src/simd_*.h`, `src/tile_args.h` | the kernels' loops, edges and packing, and the vector layer, which the kernel files instantiate (the same text in every package) |
+| `src/kernel_tile.h`, `src/kernel_paths.h`, `src/kernel_rows.h`, `src/simd_*.h`, `src/tile_args.h`, `src/post_ops*.h` | the kernels' loops, edges and packing, the epilogue, and the vector layer, which the kernel files instantiate (the same text in every package) |
 | `src/cost_model.h` | the performance model the dispatcher uses to plan each call |
 | `test/selftest.cpp`, `test/selftest_arguments.h` | a self-test against a double-precision reference |
 | `bench/bench.cpp` | a benchmark that prints CSV |
@@ -158,6 +158,23 @@ Product i reads A + i * stride_a and B + i * stride_b and writes C + i * stride_
 0 gives every product the same operand (one weight matrix for a batch of inputs). The products' C must not overlap
 (`stride_c >= (M - 1) * ldc + N`). The model prices the batch both ways, its products one after another each on the
 package's threads, or side by side each on one thread, and runs the cheaper.
+
+A layer's bias, activation and residual run in the GEMM's epilogue, on each block of C as the call finishes it
+(while it is in the cache), not as passes over C in memory:
+
+```c
+/* y = GELU(x * W^T + b): x [rows][in], W [out][in], b [out], y [rows][out]. */
+{{PACKAGE}}_epilogue_t epilogue = {0};
+epilogue.bias_kind = {{PACKAGE_UPPER}}_BIAS_PER_COLUMN;
+epilogue.bias = b;
+epilogue.activation = {{PACKAGE_UPPER}}_ACTIVATION_GELU_TANH;
+{{PACKAGE}}_status status = {{PACKAGE}}_gemm_epilogue({{PACKAGE_UPPER}}_NO_TRANS, {{PACKAGE_UPPER}}_TRANS, rows, out,
+    in, 1.0f, x, in, W, in, 0.0f, y, out, &epilogue);
+```
+
+C = clamp(activation(alpha * op(A) * op(B) + beta * C + bias + residual)): a bias per column or per row, an M x N
+residual (`residual`, `ldr`), ReLU, GELU (tanh or erf form) or SiLU, and a clamp (`clamp_min` < `clamp_max`; both 0
+for none). The header lists the statuses; a zero-initialised `{{PACKAGE}}_epilogue_t` does nothing.
 
 `{{PACKAGE}}_plan` (and `{{PACKAGE}}_gemm_plan` for a layout) tells you what a call of a given shape would do
 (kernel, tiles, threads, thread blocks, predicted time) without running it. `{{PACKAGE}}_kernel_count`, `{{PACKAGE}}_kernel_plan` and `{{PACKAGE}}_with_kernel` let you

@@ -81,6 +81,49 @@ typedef enum {
                                                          int64_t lda, const float* B, int64_t ldb, float beta,
                                                          float* C, int64_t ldc);
 
+/* Fused epilogue: C = clamp(activation(alpha * op(A) * op(B) + beta * C + bias + residual)), applied to each block
+ * of C as the call finishes it, while it is in the cache, so that a layer's bias, activation and residual cost no
+ * pass over C in memory. Each part is optional:
+ *   bias      bias[j] added to column j (BIAS_PER_COLUMN, N floats: a linear layer's) or bias[i] to row i
+ *             (BIAS_PER_ROW, M floats);
+ *   residual  an M x N row-major matrix (leading dimension ldr >= N) added element by element; NULL for none;
+ *   activation RELU max(x, 0); GELU_TANH x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2; GELU_ERF
+ *             x (1 + erf(x / sqrt(2))) / 2; SILU x / (1 + e^-x); within 2e-6 of each one's value relative to its
+ *             magnitude (NaN stays NaN);
+ *   clamp     min(max(x, clamp_min), clamp_max), last, unless both are 0 (ReLU6: 0 and 6; +-INFINITY leaves a side
+ *             open).
+ * A zero-initialised epilogue_t is none of them. Statuses, besides the GEMM's: INVALID_ARGUMENT for a bias kind or
+ * activation outside its enum, a NaN clamp bound or clamp_min >= clamp_max, or a bias or residual that overlaps C;
+ * NULL_POINTER for a bias kind whose bias is NULL; INVALID_LEADING_DIM for ldr < N. A NULL epilogue is the plain
+ * call. With K = 0 or alpha = 0 the epilogue applies to beta * C. */
+typedef enum {
+  {{PACKAGE_UPPER}}_BIAS_NONE = 0,
+  {{PACKAGE_UPPER}}_BIAS_PER_COLUMN = 1,
+  {{PACKAGE_UPPER}}_BIAS_PER_ROW = 2
+} {{PACKAGE}}_bias;
+
+typedef enum {
+  {{PACKAGE_UPPER}}_ACTIVATION_NONE = 0,
+  {{PACKAGE_UPPER}}_ACTIVATION_RELU = 1,
+  {{PACKAGE_UPPER}}_ACTIVATION_GELU_TANH = 2,
+  {{PACKAGE_UPPER}}_ACTIVATION_GELU_ERF = 3,
+  {{PACKAGE_UPPER}}_ACTIVATION_SILU = 4
+} {{PACKAGE}}_activation;
+
+typedef struct {
+  {{PACKAGE}}_bias bias_kind;
+  const float* bias;
+  const float* residual;
+  int64_t ldr;
+  {{PACKAGE}}_activation activation;
+  float clamp_min, clamp_max;
+} {{PACKAGE}}_epilogue_t;
+
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_gemm_epilogue(
+    {{PACKAGE}}_transpose trans_a, {{PACKAGE}}_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+    const {{PACKAGE}}_epilogue_t* epilogue);
+
 /* Strided batched: `batch` products C_i = alpha * op(A_i) * op(B_i) + beta * C_i, i in [0, batch), with
  * A_i = A + i * stride_a, B_i = B + i * stride_b and C_i = C + i * stride_c (strides in elements; attention's
  * per-head products, a layer over a batch of inputs). A stride of 0 gives every product the same A or B. The
@@ -183,6 +226,13 @@ typedef struct {
 {{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_conv2d(const {{PACKAGE}}_conv2d_t* conv, float alpha,
                                                           const float* input, const float* filter, float beta,
                                                           float* output);
+/* The same with a fused epilogue (see gemm_epilogue): a BIAS_PER_COLUMN bias is one per output channel, and a
+ * residual is an NHWC image of the output's extent, ldr floats from one output pixel to the next (out_c when
+ * dense). */
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_conv2d_epilogue(const {{PACKAGE}}_conv2d_t* conv, float alpha,
+                                                                   const float* input, const float* filter,
+                                                                   float beta, float* output,
+                                                                   const {{PACKAGE}}_epilogue_t* epilogue);
 /* The output's extent, with the same checks as conv2d(). */
 {{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_conv2d_output_size(const {{PACKAGE}}_conv2d_t* conv,
                                                                       int64_t* out_h, int64_t* out_w);

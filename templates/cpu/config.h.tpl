@@ -64,6 +64,7 @@ constexpr int kDirectRows = {{DIRECT_ROWS}};
 // ---- Micro-kernel entry points: a packed, a streamed and a direct variant per register tile, and its packing -----
 
 struct TileArgs;
+struct PostOps;
 {{#UKERNEL}}void {{NAME}}_packed(const TileArgs& args);
 void {{NAME}}_streamed(const TileArgs& args);
 void {{NAME}}_direct(const TileArgs& args);
@@ -75,6 +76,7 @@ void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, f
 void {{NAME}}_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void {{NAME}}_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void {{NAME}}_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void {{NAME}}_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 {{/UKERNEL}}{{#CONV}}
 // The implicit GEMM's A, gathered from a convolution's input (conv_gather.h).
 struct ConvGeometry;

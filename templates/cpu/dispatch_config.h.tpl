@@ -14,7 +14,7 @@ namespace {
 // ---- Kernel table -------------------------------------------------------------------------------------------
 
 constexpr Kernel kKernels[] = {
-{{#KERNEL}}    {"{{NAME}}", &{{UKERNEL}}_packed, &{{UKERNEL}}_streamed, &{{UKERNEL}}_direct, &{{UKERNEL}}_row_streams, &{{UKERNEL}}_wide_rows, &{{UKERNEL}}_dots, &{{UKERNEL}}_pack_a, &{{UKERNEL}}_pack_b, &{{UKERNEL}}_pack_a_transposed, &{{UKERNEL}}_pack_b_transposed, &{{UKERNEL}}_copy_transposed, {{GATHER_A}}, {{MR}}, {{NR}}, {{KU}}, {{M1}}, {{N1}}, {{K1}}, {{M2}}, {{N2}}, {{K2}}, {{L0_SECONDS}}, { {{L1_SECONDS}} }},
+{{#KERNEL}}    {"{{NAME}}", &{{UKERNEL}}_packed, &{{UKERNEL}}_streamed, &{{UKERNEL}}_direct, &{{UKERNEL}}_row_streams, &{{UKERNEL}}_wide_rows, &{{UKERNEL}}_dots, &{{UKERNEL}}_pack_a, &{{UKERNEL}}_pack_b, &{{UKERNEL}}_pack_a_transposed, &{{UKERNEL}}_pack_b_transposed, &{{UKERNEL}}_copy_transposed, &{{UKERNEL}}_post, {{GATHER_A}}, {{MR}}, {{NR}}, {{KU}}, {{M1}}, {{N1}}, {{K1}}, {{M2}}, {{N2}}, {{K2}}, {{L0_SECONDS}}, { {{L1_SECONDS}} }},
 {{/KERNEL}}};
 constexpr int32_t kKernelCount = static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0]));
 // The entries of the dispatcher's per-kernel tables (the generator's copy of the planner sizes them for any table).

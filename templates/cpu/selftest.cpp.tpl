@@ -32,6 +32,7 @@
 #include "selftest_arguments.h"
 #include "selftest_layouts.h"
 #include "selftest_batches.h"
+#include "selftest_epilogue.h"
 {{#CONV}}#include "selftest_conv.h"
 {{/CONV}}
 namespace {
@@ -337,6 +338,8 @@ int main(int argc, char** argv) {
   CheckLayoutArguments(tally);
   CheckBatches(tally);
   CheckBatchArguments(tally);
+  CheckEpilogues(tally);
+  CheckEpilogueArguments(tally);
   CheckHostParallelFor(tally);
   CheckPlanIsBestKernel(tally);
 {{#CONV}}  CheckConvolutions(tally);

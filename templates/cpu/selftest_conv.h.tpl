@@ -6,7 +6,7 @@
 
 namespace {
 
-// ---- (h) convolution ----------------------------------------------------------------------------------------------
+// ---- (i) convolution ----------------------------------------------------------------------------------------------
 
 using Conv = {{PACKAGE}}_conv2d_t;
 
@@ -43,9 +43,9 @@ size_t FilterIndex(const Conv& c, int64_t o, int64_t r, int64_t s, int64_t ch) {
   return static_cast<size_t>({{FILTER_KRSC}} ? krsc : rsck);
 }
 
-// Runs one convolution at alpha = 1, beta = 0 over an output of NaN, and at alpha = -0.5, beta = 2 over an output
-// of data, and compares each with a direct convolution in double, within a tolerance of the sum of magnitudes; the
-// float after the output must stay a sentinel.
+// Runs one convolution at alpha = 1, beta = 0 over an output of NaN, at alpha = -0.5, beta = 2 over an output of
+// data, and with an epilogue (see below), and compares each with a direct convolution in double, within a tolerance
+// of the sum of magnitudes; the float after the output must stay a sentinel.
 void CheckConv(Tally& tally, const Conv& given, int threads, uint64_t seed) {
   const Conv c = WithFacts(given);
   const int64_t out_h = OutExtent(c.in_h, c.kernel_h, c.stride_h, c.pad_h, c.dilation_h);
@@ -86,30 +86,52 @@ void CheckConv(Tally& tally, const Conv& given, int threads, uint64_t seed) {
           magnitude[at] = abs_sum;
         }
   const double scale = 1e-5 * static_cast<double>(c.kernel_h * c.kernel_w * c.in_c + 1);
+  // The third runs a residual block's epilogue: a bias per output channel, a residual image (pixels ldr apart) and
+  // ReLU.
+  const int64_t pixels = c.batch * out_h * out_w, ldr = c.out_c + 3;
+  std::vector<float> bias(static_cast<size_t>(c.out_c) + 1), residual(static_cast<size_t>(pixels * ldr) + 1);
+  for (float& x : bias) x = random.Next();
+  for (float& x : residual) x = random.Next();
+  Epilogue block{};
+  block.bias_kind = {{PACKAGE_UPPER}}_BIAS_PER_COLUMN, block.bias = bias.data();
+  block.residual = residual.data(), block.ldr = ldr;
+  block.activation = {{PACKAGE_UPPER}}_ACTIVATION_RELU;
   const struct {
     float alpha, beta;
-  } combos[2] = { {1.0f, 0.0f}, {-0.5f, 2.0f} };
+    const Epilogue* epilogue;
+  } combos[3] = { {1.0f, 0.0f, nullptr}, {-0.5f, 2.0f, nullptr}, {1.0f, 0.5f, &block} };
   for (const auto& combo : combos) {
     std::vector<float> output(outputs + 1, kNaN), before(outputs);
     if (combo.beta != 0.0f)
       for (size_t i = 0; i < outputs; ++i) output[i] = before[i] = random.Next();
     output[outputs] = kSentinel;
-    const Status status = {{PACKAGE}}_conv2d(&c, combo.alpha, input.empty() ? nullptr : input.data(),
-                                             filter.empty() ? nullptr : filter.data(), combo.beta, output.data());
+    const float* in = input.empty() ? nullptr : input.data();
+    const float* weights = filter.empty() ? nullptr : filter.data();
+    const Status status =
+        combo.epilogue == nullptr
+            ? {{PACKAGE}}_conv2d(&c, combo.alpha, in, weights, combo.beta, output.data())
+            : {{PACKAGE}}_conv2d_epilogue(&c, combo.alpha, in, weights, combo.beta, output.data(), combo.epilogue);
     std::string problem;
     if (status != kOk) problem = Format("returned %s", StatusName(status));
     for (size_t i = 0; problem.empty() && i < outputs; ++i) {
       const double old = combo.beta == 0.0f ? 0.0 : static_cast<double>(combo.beta) * before[i];
-      const double expected = combo.alpha * want[i] + old;
-      const double tolerance = scale * (std::fabs(combo.alpha) * magnitude[i] + std::fabs(old)) + 1e-6;
+      double expected = combo.alpha * want[i] + old;
+      double tolerance = scale * (std::fabs(combo.alpha) * magnitude[i] + std::fabs(old)) + 1e-6;
+      if (combo.epilogue != nullptr) {
+        const int64_t pixel = static_cast<int64_t>(i) / c.out_c, channel = static_cast<int64_t>(i) % c.out_c;
+        expected += bias[static_cast<size_t>(channel)] + residual[static_cast<size_t>(pixel * ldr + channel)];
+        expected = EpilogueReference(*combo.epilogue, expected, tolerance, &tolerance);
+      }
       const double error = std::fabs(static_cast<double>(output[i]) - expected);
       if (!(error <= tolerance))
         problem = Format("output[%lld] = %.9g, want %.9g", static_cast<long long>(i),
                          static_cast<double>(output[i]), expected);
     }
     if (problem.empty() && BitsOf(output[outputs]) != kSentinelBits) problem = "wrote past the output";
-    tally.Expect(problem.empty(), Format("%s, alpha %g beta %g: %s", name.c_str(), static_cast<double>(combo.alpha),
-                                         static_cast<double>(combo.beta), problem.c_str()));
+    tally.Expect(problem.empty(), Format("%s, alpha %g beta %g%s: %s", name.c_str(), static_cast<double>(combo.alpha),
+                                         static_cast<double>(combo.beta),
+                                         combo.epilogue != nullptr ? ", bias, residual and ReLU" : "",
+                                         problem.c_str()));
   }
 }
 

@@ -8,6 +8,7 @@
 // here for this tile and compiled with its ISA's flags.
 #include "simd_{{ISA}}.h"
 {{#PACKAGE_ENTRY}}#include "kernel_paths.h"
+#include "post_ops_apply.h"
 {{/PACKAGE_ENTRY}}{{#CONV}}#include "conv_gather.h"
 {{/CONV}}{{#PROFILE_ENTRY}}#include "kernel_tile.h"
 {{/PROFILE_ENTRY}}
@@ -46,6 +47,9 @@ void {{NAME}}_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64
 }
 void {{NAME}}_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
   copy_transposed(src, ld, rows, cols, dst);
+}
+void {{NAME}}_post(const PostOps& post, float* c, int64_t rows, int64_t cols) {
+  apply_post_ops(post, c, rows, cols);
 }
 {{/PACKAGE_ENTRY}}{{#CONV}}void {{NAME}}_gather_a(const ConvGeometry& conv, int64_t row, int64_t p, int64_t rows, int64_t depth,
                          float* out) {

@@ -30,7 +30,7 @@ for v in after sgemm a100; do
   (timeout 150 /tmp/b-$v/*_selftest > $R/selftest_$v.txt 2>&1; echo "selftest $v rc=$? t=${SECONDS}s" >> $R/steps.txt) &
 done
 wait; pack; log "selftests"; grep -h "selftest:\|wgmma kernels\|FAIL" $R/selftest_*.txt | head -20 | tee -a $LOG
-for suite in default transformer cnn gnn; do
+for suite in transformer cnn gnn default; do
   args=(--reps 15); [ $suite != default ] && args+=(--csv .gpu_shapes/$suite.csv)
   step before_$suite 70 $R/before_$suite.csv /tmp/b-before/strata_hgemm_tc_h100_bench "${args[@]}"
   step after_$suite 110 $R/after_$suite.csv /tmp/b-after/strata_hgemm_tc_h100_bench --oracle "${args[@]}"

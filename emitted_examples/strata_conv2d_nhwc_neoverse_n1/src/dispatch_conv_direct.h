@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
-//   5201ad324b800ec253e0174cd45fabcceea8fea557bfb4971771f5b64efd46a4  template cpu/runtime/dispatch_conv_direct.h
+//   43f3e20e862c97b82e70e6e264c4387fee01e84ac6f61662cb477ed68c66f982  template cpu/runtime/dispatch_conv_direct.h
 
 // Part of the dispatcher in convolution packages: a convolution run in place, with no gather. Fixed text, copied
 // verbatim into convolution packages.
@@ -82,6 +82,7 @@ void direct_conv_rows(const Gemm& g, const Kernel& k, int64_t begin, int64_t end
           }
         }
     }
+    finish(g, k, c_rows, c_floats / g.ldc, g.N);
   }
 }
 

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   9e06ece5c0fc76f820f55b716dc53093764cbc58fd9c04b468eee6ec3da84034  template cpu/config.h.tpl
+//   0a51af504a20becafb097ede6ada8fd315f5d31ed215ba492e3242956d3071b0  template cpu/config.h.tpl
 
 // The configuration of strata_conv2d_nhwc_x86_avx2's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (x86_avx2) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -73,6 +73,7 @@ constexpr int kDirectRows = 12;
 // ---- Micro-kernel entry points: a packed, a streamed and a direct variant per register tile, and its packing -----
 
 struct TileArgs;
+struct PostOps;
 void ukernel_avx2_11x8_k2_packed(const TileArgs& args);
 void ukernel_avx2_11x8_k2_streamed(const TileArgs& args);
 void ukernel_avx2_11x8_k2_direct(const TileArgs& args);
@@ -84,6 +85,7 @@ void ukernel_avx2_11x8_k2_pack_b(const float* b, int64_t ldb, int64_t cols, int6
 void ukernel_avx2_11x8_k2_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_11x8_k2_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_11x8_k2_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_avx2_11x8_k2_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 void ukernel_avx2_2x40_k4_packed(const TileArgs& args);
 void ukernel_avx2_2x40_k4_streamed(const TileArgs& args);
 void ukernel_avx2_2x40_k4_direct(const TileArgs& args);
@@ -95,6 +97,7 @@ void ukernel_avx2_2x40_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int6
 void ukernel_avx2_2x40_k4_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_2x40_k4_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_2x40_k4_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_avx2_2x40_k4_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 void ukernel_avx2_4x24_k8_packed(const TileArgs& args);
 void ukernel_avx2_4x24_k8_streamed(const TileArgs& args);
 void ukernel_avx2_4x24_k8_direct(const TileArgs& args);
@@ -106,6 +109,7 @@ void ukernel_avx2_4x24_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int6
 void ukernel_avx2_4x24_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_4x24_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_4x24_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_avx2_4x24_k8_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 void ukernel_avx2_5x16_k8_packed(const TileArgs& args);
 void ukernel_avx2_5x16_k8_streamed(const TileArgs& args);
 void ukernel_avx2_5x16_k8_direct(const TileArgs& args);
@@ -117,6 +121,7 @@ void ukernel_avx2_5x16_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int6
 void ukernel_avx2_5x16_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_5x16_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_5x16_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_avx2_5x16_k8_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 
 // The implicit GEMM's A, gathered from a convolution's input (conv_gather.h).
 struct ConvGeometry;

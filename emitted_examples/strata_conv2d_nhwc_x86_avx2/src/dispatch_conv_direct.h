@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   5201ad324b800ec253e0174cd45fabcceea8fea557bfb4971771f5b64efd46a4  template cpu/runtime/dispatch_conv_direct.h
+//   43f3e20e862c97b82e70e6e264c4387fee01e84ac6f61662cb477ed68c66f982  template cpu/runtime/dispatch_conv_direct.h
 
 // Part of the dispatcher in convolution packages: a convolution run in place, with no gather. Fixed text, copied
 // verbatim into convolution packages.
@@ -83,6 +83,7 @@ void direct_conv_rows(const Gemm& g, const Kernel& k, int64_t begin, int64_t end
           }
         }
     }
+    finish(g, k, c_rows, c_floats / g.ldc, g.N);
   }
 }
 

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   53e75560169ebd364ff020efdfa8086cf14198d2b1988652fdb9061b5a1f0de5  template cpu/runtime/dispatch_direct.h
+//   c91774a44b8c68394893d3a8dc8dc36a3dae37aea8623fcab51473a219f0e011  template cpu/runtime/dispatch_direct.h
 
 // Part of the dispatcher (see dispatch_rules.h): a call's operands, its workspace, and the paths that run A and B
 // in place (direct tiles, row streams, wide rows, split K).
@@ -29,6 +29,7 @@ struct Gemm {
   int32_t layout = 0;  // kTransA, kTransB: A stored K x M, B stored N x K; kGatherA: A gathered from `conv`
   const ConvGeometry* conv = nullptr;  // kGatherA: the convolution whose implicit A this is
   int64_t first_row = 0;               // kGatherA: A's row 0 is the convolution's row first_row
+  const PostOps* post = nullptr;       // the fused epilogue, applied by finish(); none where null
 
   bool a_transposed() const { return (layout & kTransA) != 0; }
   bool b_transposed() const { return (layout & kTransB) != 0; }
@@ -58,6 +59,13 @@ struct Gemm {
       k.pack_b(B + p * ldb + j, ldb, cols, depth, out);
   }
 };
+
+// The post-ops on rows x cols of C from c on, which the call has finished: a tile or strip right after the k slice
+// that completes it, while it is in the cache, so that the epilogue costs no pass over C in memory. The post-ops
+// compile with the kernel's ISA (post_ops_apply.h).
+inline void finish(const Gemm& g, const Kernel& k, float* c, int64_t rows, int64_t cols) {
+  if (g.post != nullptr) k.post(*g.post, c, rows, cols);
+}
 
 // A single row of tiles over a streamed B (M <= MR, B not cached) is split along K instead of N when C is small: each
 // thread then streams whole rows of B, a contiguous run of memory, into a private copy of C, and the copies are
@@ -189,6 +197,7 @@ void direct_tiles(const Gemm& g, const Kernel& k, int64_t begin, int64_t end, in
       args.cols = static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j));
       fetches.mark(g, i, j, &args);
       k.direct(args);
+      if (p + depth == g.K) finish(g, k, args.c, args.rows, args.cols);
       t += count;
     }
   }
@@ -228,6 +237,7 @@ void row_streams_of(const Gemm& g, const Kernel& k, int64_t j, int64_t cols) {
   TileArgs args{g.K, g.A, g.lda, g.B + j, g.ldb, g.C + j, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(cols)};
   args.b_rows_collide = rows_share_a_set(g.ldb) && matrix_bytes(g.K, g.N) <= kOuterBytes;
   k.row_streams(args);
+  finish(g, k, args.c, g.M, cols);
 }
 
 // A row-streams call on several threads: each takes an even share of C's columns, in whole vectors.
@@ -260,6 +270,7 @@ void direct_all(const Gemm& g, const Kernel& k, bool alone) {
     args.fetch_a_ahead = a_from_beyond(g);
     args.c_from_beyond = c_from_beyond(g);
     k.wide_rows(args);
+    finish(g, k, g.C, g.M, g.N);
     return;
   }
   if (direct_streams_b(k, g.M, g.N, g.K, g.ldb)) {
@@ -287,6 +298,7 @@ void direct_all(const Gemm& g, const Kernel& k, bool alone) {
         args.cols = static_cast<int32_t>(std::min<int64_t>(k.nr, g.N - j));
         fetches.mark(g, i, j, &args);
         k.direct(args);
+        if (p + depth == g.K) finish(g, k, args.c, args.rows, args.cols);
       }
   }
 }
@@ -296,6 +308,7 @@ void direct_single_tile(const Gemm& g, const Kernel& k) {
   TileArgs args{g.K, g.A, g.lda, g.B, g.ldb, g.C, g.ldc, g.alpha, g.beta, g.M, static_cast<int32_t>(g.N)};
   args.fetch_a_ahead = a_from_beyond(g);
   k.direct(args);
+  finish(g, k, g.C, g.M, g.N);
 }
 
 void direct_task(void* context, int64_t) {
@@ -322,6 +335,7 @@ void split_k_task(void* context, int64_t index) {
   Gemm part = g;
   part.C = job.copies + index * split_k_floats(g.M, g.N);
   part.ldc = g.N;
+  part.post = nullptr;  // applied to the sum (run_split_k)
   for (;;) {
     const int64_t p = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
     if (p >= g.K) return;
@@ -352,6 +366,7 @@ void run_split_k(const Gemm& g, const Kernel& k, int32_t threads, void* workspac
       for (int64_t j = 0; j < g.N; ++j) c[j] += copy[j];
     }
   }
+  finish(g, k, g.C, g.M, g.N);
 }
 
 // ---- Dot rows ----------------------------------------------------------------------------------------------------
@@ -382,6 +397,7 @@ void dot_rows_task(void* context, int64_t index) {
       job.kernel->dots(args);
     }
   }
+  if (end > index * job.chunk) finish(g, *job.kernel, g.C + index * job.chunk, g.M, end - index * job.chunk);
 }
 
 // A call over a transposed B as dot products (see runs_dots), its columns shared among `threads`.

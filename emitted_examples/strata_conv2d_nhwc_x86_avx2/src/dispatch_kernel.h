@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   9a95bfa4d88ef01b09ac5606ceb035fde151fcaf32ab65333bb5ed37a2ab615d  template cpu/runtime/dispatch_kernel.h
+//   6987cfa9d8ae177e404a6b8c5b0ef7a49f01b1220b0aa6da1d19ce1540c0b44a  template cpu/runtime/dispatch_kernel.h
 
 // The dispatcher's view of a micro-kernel: its entry points and its tile hierarchy. Fixed text; the table of the
 // package's kernels is kernel_table.h.
@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "cost_model.h"
+#include "post_ops.h"
 #include "tile_args.h"
 
 namespace STRATA_PACKAGE_INTERNAL {
@@ -33,6 +34,7 @@ struct Kernel {
   PackFn pack_a_transposed;             // from an A stored K x M
   PackFn pack_b_transposed;             // from a B stored N x K
   PackFn copy_transposed;               // a transposed operand's row-major copy
+  PostFn post;                          // the post-ops on a finished block of C
   GatherFn gather_a;                    // convolution packages: A gathered from the input; else null
   int32_t mr, nr, ku;                   // level 0: register tile and k unroll
   int64_t m1, n1, k1;                   // level 1: the cache block a thread packs and runs

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   e7ecc3c6a9666fb232c2e42203c30a6185d803747d966cb0f82134591ef0f796  template cpu/api.h.tpl
+//   332a3b1c1c4ed55d7cf236cf5142be47695b24bad6cb66fd236be0aadc3269c0  template cpu/api.h.tpl
 
 #ifndef STRATA_CONV2D_NHWC_ZEN4_AVX512_H_
 #define STRATA_CONV2D_NHWC_ZEN4_AVX512_H_
@@ -29,7 +29,7 @@
 #define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_MAJOR 0
 #define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_MINOR 1
 #define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_PATCH 0
-#define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_STRING "0.1.0+56b653be441f"
+#define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_STRING "0.1.0+bd1a979dd5e7"
 
 /* STRATA_CONV2D_NHWC_ZEN4_AVX512_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_CONV2D_NHWC_ZEN4_AVX512_SHARED for the library and its users and
@@ -89,6 +89,49 @@ STRATA_CONV2D_NHWC_ZEN4_AVX512_API strata_conv2d_nhwc_zen4_avx512_status strata_
                                                          int64_t M, int64_t N, int64_t K, float alpha, const float* A,
                                                          int64_t lda, const float* B, int64_t ldb, float beta,
                                                          float* C, int64_t ldc);
+
+/* Fused epilogue: C = clamp(activation(alpha * op(A) * op(B) + beta * C + bias + residual)), applied to each block
+ * of C as the call finishes it, while it is in the cache, so that a layer's bias, activation and residual cost no
+ * pass over C in memory. Each part is optional:
+ *   bias      bias[j] added to column j (BIAS_PER_COLUMN, N floats: a linear layer's) or bias[i] to row i
+ *             (BIAS_PER_ROW, M floats);
+ *   residual  an M x N row-major matrix (leading dimension ldr >= N) added element by element; NULL for none;
+ *   activation RELU max(x, 0); GELU_TANH x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2; GELU_ERF
+ *             x (1 + erf(x / sqrt(2))) / 2; SILU x / (1 + e^-x); within 2e-6 of each one's value relative to its
+ *             magnitude (NaN stays NaN);
+ *   clamp     min(max(x, clamp_min), clamp_max), last, unless both are 0 (ReLU6: 0 and 6; +-INFINITY leaves a side
+ *             open).
+ * A zero-initialised epilogue_t is none of them. Statuses, besides the GEMM's: INVALID_ARGUMENT for a bias kind or
+ * activation outside its enum, a NaN clamp bound or clamp_min >= clamp_max, or a bias or residual that overlaps C;
+ * NULL_POINTER for a bias kind whose bias is NULL; INVALID_LEADING_DIM for ldr < N. A NULL epilogue is the plain
+ * call. With K = 0 or alpha = 0 the epilogue applies to beta * C. */
+typedef enum {
+  STRATA_CONV2D_NHWC_ZEN4_AVX512_BIAS_NONE = 0,
+  STRATA_CONV2D_NHWC_ZEN4_AVX512_BIAS_PER_COLUMN = 1,
+  STRATA_CONV2D_NHWC_ZEN4_AVX512_BIAS_PER_ROW = 2
+} strata_conv2d_nhwc_zen4_avx512_bias;
+
+typedef enum {
+  STRATA_CONV2D_NHWC_ZEN4_AVX512_ACTIVATION_NONE = 0,
+  STRATA_CONV2D_NHWC_ZEN4_AVX512_ACTIVATION_RELU = 1,
+  STRATA_CONV2D_NHWC_ZEN4_AVX512_ACTIVATION_GELU_TANH = 2,
+  STRATA_CONV2D_NHWC_ZEN4_AVX512_ACTIVATION_GELU_ERF = 3,
+  STRATA_CONV2D_NHWC_ZEN4_AVX512_ACTIVATION_SILU = 4
+} strata_conv2d_nhwc_zen4_avx512_activation;
+
+typedef struct {
+  strata_conv2d_nhwc_zen4_avx512_bias bias_kind;
+  const float* bias;
+  const float* residual;
+  int64_t ldr;
+  strata_conv2d_nhwc_zen4_avx512_activation activation;
+  float clamp_min, clamp_max;
+} strata_conv2d_nhwc_zen4_avx512_epilogue_t;
+
+STRATA_CONV2D_NHWC_ZEN4_AVX512_API strata_conv2d_nhwc_zen4_avx512_status strata_conv2d_nhwc_zen4_avx512_gemm_epilogue(
+    strata_conv2d_nhwc_zen4_avx512_transpose trans_a, strata_conv2d_nhwc_zen4_avx512_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+    const strata_conv2d_nhwc_zen4_avx512_epilogue_t* epilogue);
 
 /* Strided batched: `batch` products C_i = alpha * op(A_i) * op(B_i) + beta * C_i, i in [0, batch), with
  * A_i = A + i * stride_a, B_i = B + i * stride_b and C_i = C + i * stride_c (strides in elements; attention's
@@ -192,6 +235,13 @@ typedef struct {
 STRATA_CONV2D_NHWC_ZEN4_AVX512_API strata_conv2d_nhwc_zen4_avx512_status strata_conv2d_nhwc_zen4_avx512_conv2d(const strata_conv2d_nhwc_zen4_avx512_conv2d_t* conv, float alpha,
                                                           const float* input, const float* filter, float beta,
                                                           float* output);
+/* The same with a fused epilogue (see gemm_epilogue): a BIAS_PER_COLUMN bias is one per output channel, and a
+ * residual is an NHWC image of the output's extent, ldr floats from one output pixel to the next (out_c when
+ * dense). */
+STRATA_CONV2D_NHWC_ZEN4_AVX512_API strata_conv2d_nhwc_zen4_avx512_status strata_conv2d_nhwc_zen4_avx512_conv2d_epilogue(const strata_conv2d_nhwc_zen4_avx512_conv2d_t* conv, float alpha,
+                                                                   const float* input, const float* filter,
+                                                                   float beta, float* output,
+                                                                   const strata_conv2d_nhwc_zen4_avx512_epilogue_t* epilogue);
 /* The output's extent, with the same checks as conv2d(). */
 STRATA_CONV2D_NHWC_ZEN4_AVX512_API strata_conv2d_nhwc_zen4_avx512_status strata_conv2d_nhwc_zen4_avx512_conv2d_output_size(const strata_conv2d_nhwc_zen4_avx512_conv2d_t* conv,
                                                                       int64_t* out_h, int64_t* out_w);

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   6513068f0009097b2de508be1f2df909388989fbc90bcf2529c4e167ce794578  template cpu/runtime/dispatch_conv.h
+//   cb375fc5499f2a671f86305ab061f1c47dc87dc394eb0805609c2c86802108e8  template cpu/runtime/dispatch_conv.h
 
 // Part of the dispatcher in convolution packages: a 2-D convolution as an implicit GEMM over the packed path, its A
 // gathered from the input as it is packed (conv_gather.h), and its C API. Fixed text, copied verbatim into
@@ -130,6 +130,18 @@ STRATA_X(conv2d)
   if (status != STRATA_C(OK)) return status;
   call.geometry.input = input;
   return execute(conv_gemm(call, alpha, input, filter, beta, output), -1, nullptr, 0, false);
+}
+
+STRATA_X(status)
+STRATA_X(conv2d_epilogue)
+(const STRATA_X(conv2d_t) * conv, float alpha, const float* input, const float* filter, float beta, float* output,
+ const STRATA_X(epilogue_t) * epilogue) {
+  using namespace STRATA_PACKAGE_INTERNAL;
+  ConvCall call;
+  const STRATA_X(status) status = conv_call(conv, &call);
+  if (status != STRATA_C(OK)) return status;
+  call.geometry.input = input;
+  return execute_with_epilogue(conv_gemm(call, alpha, input, filter, beta, output), epilogue);
 }
 
 STRATA_X(status) STRATA_X(conv2d_plan)(const STRATA_X(conv2d_t) * conv, STRATA_X(plan_t) * plan) {

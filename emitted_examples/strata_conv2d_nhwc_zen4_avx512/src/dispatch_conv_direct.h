@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   5201ad324b800ec253e0174cd45fabcceea8fea557bfb4971771f5b64efd46a4  template cpu/runtime/dispatch_conv_direct.h
+//   43f3e20e862c97b82e70e6e264c4387fee01e84ac6f61662cb477ed68c66f982  template cpu/runtime/dispatch_conv_direct.h
 
 // Part of the dispatcher in convolution packages: a convolution run in place, with no gather. Fixed text, copied
 // verbatim into convolution packages.
@@ -83,6 +83,7 @@ void direct_conv_rows(const Gemm& g, const Kernel& k, int64_t begin, int64_t end
           }
         }
     }
+    finish(g, k, c_rows, c_floats / g.ldc, g.N);
   }
 }
 

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   9e06ece5c0fc76f820f55b716dc53093764cbc58fd9c04b468eee6ec3da84034  template cpu/config.h.tpl
+//   0a51af504a20becafb097ede6ada8fd315f5d31ed215ba492e3242956d3071b0  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_neoverse_n1's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (neoverse_n1) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -61,6 +61,7 @@ constexpr int kDirectRows = 1024;
 // ---- Micro-kernel entry points: a packed, a streamed and a direct variant per register tile, and its packing -----
 
 struct TileArgs;
+struct PostOps;
 void ukernel_neon_13x8_k8_packed(const TileArgs& args);
 void ukernel_neon_13x8_k8_streamed(const TileArgs& args);
 void ukernel_neon_13x8_k8_direct(const TileArgs& args);
@@ -72,6 +73,7 @@ void ukernel_neon_13x8_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int6
 void ukernel_neon_13x8_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_13x8_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_13x8_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_neon_13x8_k8_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 void ukernel_neon_1x60_k8_packed(const TileArgs& args);
 void ukernel_neon_1x60_k8_streamed(const TileArgs& args);
 void ukernel_neon_1x60_k8_direct(const TileArgs& args);
@@ -83,6 +85,7 @@ void ukernel_neon_1x60_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int6
 void ukernel_neon_1x60_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_1x60_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_1x60_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_neon_1x60_k8_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 void ukernel_neon_24x4_k8_packed(const TileArgs& args);
 void ukernel_neon_24x4_k8_streamed(const TileArgs& args);
 void ukernel_neon_24x4_k8_direct(const TileArgs& args);
@@ -94,6 +97,7 @@ void ukernel_neon_24x4_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int6
 void ukernel_neon_24x4_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_24x4_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_24x4_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_neon_24x4_k8_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 void ukernel_neon_6x16_k8_packed(const TileArgs& args);
 void ukernel_neon_6x16_k8_streamed(const TileArgs& args);
 void ukernel_neon_6x16_k8_direct(const TileArgs& args);
@@ -105,6 +109,7 @@ void ukernel_neon_6x16_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int6
 void ukernel_neon_6x16_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_neon_6x16_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_neon_6x16_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_neon_6x16_k8_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 
 }  // namespace strata_sgemm_neoverse_n1_internal
 

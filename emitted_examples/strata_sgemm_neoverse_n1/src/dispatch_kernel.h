@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   9a95bfa4d88ef01b09ac5606ceb035fde151fcaf32ab65333bb5ed37a2ab615d  template cpu/runtime/dispatch_kernel.h
+//   6987cfa9d8ae177e404a6b8c5b0ef7a49f01b1220b0aa6da1d19ce1540c0b44a  template cpu/runtime/dispatch_kernel.h
 
 // The dispatcher's view of a micro-kernel: its entry points and its tile hierarchy. Fixed text; the table of the
 // package's kernels is kernel_table.h.
@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "cost_model.h"
+#include "post_ops.h"
 #include "tile_args.h"
 
 namespace STRATA_PACKAGE_INTERNAL {
@@ -32,6 +33,7 @@ struct Kernel {
   PackFn pack_a_transposed;             // from an A stored K x M
   PackFn pack_b_transposed;             // from a B stored N x K
   PackFn copy_transposed;               // a transposed operand's row-major copy
+  PostFn post;                          // the post-ops on a finished block of C
   GatherFn gather_a;                    // convolution packages: A gathered from the input; else null
   int32_t mr, nr, ku;                   // level 0: register tile and k unroll
   int64_t m1, n1, k1;                   // level 1: the cache block a thread packs and runs

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   3b8418392ba33d6b011623a97f7381a6064ae23005cdd3e27ab6c285d661c577  template cpu/runtime/dispatch_packed.h
+//   dbf2119215c1a34cf41fb4d89f68d0a3e29cce0afd9f37663411650b2a11b7ac  template cpu/runtime/dispatch_packed.h
 
 // Part of the dispatcher (see dispatch_rules.h): the packed path, level-2 and level-1 blocks over packed panels,
 // and the streamed path, which packs A alone.
@@ -129,6 +129,7 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
               next_row += rows_per_call;
             }
             k.packed(args);
+            if (p1 + k1 == g.K) finish(g, k, args.c, args.rows, args.cols);
           }
         }
       }
@@ -162,6 +163,7 @@ void run_streamed(const Gemm& g, const Kernel& k, float* a, int64_t a_floats) {
         args.cols = cols;
         args.fetch_b_ahead = t == 0;
         k.streamed(args);
+        if (p + d == g.K) finish(g, k, args.c, args.rows, args.cols);
       }
     }
   }

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   9e06ece5c0fc76f820f55b716dc53093764cbc58fd9c04b468eee6ec3da84034  template cpu/config.h.tpl
+//   0a51af504a20becafb097ede6ada8fd315f5d31ed215ba492e3242956d3071b0  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_x86_avx2's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (x86_avx2) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -62,6 +62,7 @@ constexpr int kDirectRows = 12;
 // ---- Micro-kernel entry points: a packed, a streamed and a direct variant per register tile, and its packing -----
 
 struct TileArgs;
+struct PostOps;
 void ukernel_avx2_11x8_k2_packed(const TileArgs& args);
 void ukernel_avx2_11x8_k2_streamed(const TileArgs& args);
 void ukernel_avx2_11x8_k2_direct(const TileArgs& args);
@@ -73,6 +74,7 @@ void ukernel_avx2_11x8_k2_pack_b(const float* b, int64_t ldb, int64_t cols, int6
 void ukernel_avx2_11x8_k2_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_11x8_k2_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_11x8_k2_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_avx2_11x8_k2_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 void ukernel_avx2_2x40_k4_packed(const TileArgs& args);
 void ukernel_avx2_2x40_k4_streamed(const TileArgs& args);
 void ukernel_avx2_2x40_k4_direct(const TileArgs& args);
@@ -84,6 +86,7 @@ void ukernel_avx2_2x40_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int6
 void ukernel_avx2_2x40_k4_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_2x40_k4_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_2x40_k4_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_avx2_2x40_k4_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 void ukernel_avx2_4x24_k8_packed(const TileArgs& args);
 void ukernel_avx2_4x24_k8_streamed(const TileArgs& args);
 void ukernel_avx2_4x24_k8_direct(const TileArgs& args);
@@ -95,6 +98,7 @@ void ukernel_avx2_4x24_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int6
 void ukernel_avx2_4x24_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_4x24_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_4x24_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_avx2_4x24_k8_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 void ukernel_avx2_5x16_k8_packed(const TileArgs& args);
 void ukernel_avx2_5x16_k8_streamed(const TileArgs& args);
 void ukernel_avx2_5x16_k8_direct(const TileArgs& args);
@@ -106,6 +110,7 @@ void ukernel_avx2_5x16_k8_pack_b(const float* b, int64_t ldb, int64_t cols, int6
 void ukernel_avx2_5x16_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx2_5x16_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx2_5x16_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_avx2_5x16_k8_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 
 }  // namespace strata_sgemm_x86_avx2_internal
 

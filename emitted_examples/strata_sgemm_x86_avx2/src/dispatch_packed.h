@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   3b8418392ba33d6b011623a97f7381a6064ae23005cdd3e27ab6c285d661c577  template cpu/runtime/dispatch_packed.h
+//   dbf2119215c1a34cf41fb4d89f68d0a3e29cce0afd9f37663411650b2a11b7ac  template cpu/runtime/dispatch_packed.h
 
 // Part of the dispatcher (see dispatch_rules.h): the packed path, level-2 and level-1 blocks over packed panels,
 // and the streamed path, which packs A alone.
@@ -130,6 +130,7 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
               next_row += rows_per_call;
             }
             k.packed(args);
+            if (p1 + k1 == g.K) finish(g, k, args.c, args.rows, args.cols);
           }
         }
       }
@@ -163,6 +164,7 @@ void run_streamed(const Gemm& g, const Kernel& k, float* a, int64_t a_floats) {
         args.cols = cols;
         args.fetch_b_ahead = t == 0;
         k.streamed(args);
+        if (p + d == g.K) finish(g, k, args.c, args.rows, args.cols);
       }
     }
   }

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   e7ecc3c6a9666fb232c2e42203c30a6185d803747d966cb0f82134591ef0f796  template cpu/api.h.tpl
+//   332a3b1c1c4ed55d7cf236cf5142be47695b24bad6cb66fd236be0aadc3269c0  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_ZEN4_AVX512_H_
 #define STRATA_SGEMM_ZEN4_AVX512_H_
@@ -29,7 +29,7 @@
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_MAJOR 0
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_MINOR 1
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_PATCH 0
-#define STRATA_SGEMM_ZEN4_AVX512_VERSION_STRING "0.1.0+164eac003c40"
+#define STRATA_SGEMM_ZEN4_AVX512_VERSION_STRING "0.1.0+275f6d75ec59"
 
 /* STRATA_SGEMM_ZEN4_AVX512_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_ZEN4_AVX512_SHARED for the library and its users and
@@ -89,6 +89,49 @@ STRATA_SGEMM_ZEN4_AVX512_API strata_sgemm_zen4_avx512_status strata_sgemm_zen4_a
                                                          int64_t M, int64_t N, int64_t K, float alpha, const float* A,
                                                          int64_t lda, const float* B, int64_t ldb, float beta,
                                                          float* C, int64_t ldc);
+
+/* Fused epilogue: C = clamp(activation(alpha * op(A) * op(B) + beta * C + bias + residual)), applied to each block
+ * of C as the call finishes it, while it is in the cache, so that a layer's bias, activation and residual cost no
+ * pass over C in memory. Each part is optional:
+ *   bias      bias[j] added to column j (BIAS_PER_COLUMN, N floats: a linear layer's) or bias[i] to row i
+ *             (BIAS_PER_ROW, M floats);
+ *   residual  an M x N row-major matrix (leading dimension ldr >= N) added element by element; NULL for none;
+ *   activation RELU max(x, 0); GELU_TANH x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2; GELU_ERF
+ *             x (1 + erf(x / sqrt(2))) / 2; SILU x / (1 + e^-x); within 2e-6 of each one's value relative to its
+ *             magnitude (NaN stays NaN);
+ *   clamp     min(max(x, clamp_min), clamp_max), last, unless both are 0 (ReLU6: 0 and 6; +-INFINITY leaves a side
+ *             open).
+ * A zero-initialised epilogue_t is none of them. Statuses, besides the GEMM's: INVALID_ARGUMENT for a bias kind or
+ * activation outside its enum, a NaN clamp bound or clamp_min >= clamp_max, or a bias or residual that overlaps C;
+ * NULL_POINTER for a bias kind whose bias is NULL; INVALID_LEADING_DIM for ldr < N. A NULL epilogue is the plain
+ * call. With K = 0 or alpha = 0 the epilogue applies to beta * C. */
+typedef enum {
+  STRATA_SGEMM_ZEN4_AVX512_BIAS_NONE = 0,
+  STRATA_SGEMM_ZEN4_AVX512_BIAS_PER_COLUMN = 1,
+  STRATA_SGEMM_ZEN4_AVX512_BIAS_PER_ROW = 2
+} strata_sgemm_zen4_avx512_bias;
+
+typedef enum {
+  STRATA_SGEMM_ZEN4_AVX512_ACTIVATION_NONE = 0,
+  STRATA_SGEMM_ZEN4_AVX512_ACTIVATION_RELU = 1,
+  STRATA_SGEMM_ZEN4_AVX512_ACTIVATION_GELU_TANH = 2,
+  STRATA_SGEMM_ZEN4_AVX512_ACTIVATION_GELU_ERF = 3,
+  STRATA_SGEMM_ZEN4_AVX512_ACTIVATION_SILU = 4
+} strata_sgemm_zen4_avx512_activation;
+
+typedef struct {
+  strata_sgemm_zen4_avx512_bias bias_kind;
+  const float* bias;
+  const float* residual;
+  int64_t ldr;
+  strata_sgemm_zen4_avx512_activation activation;
+  float clamp_min, clamp_max;
+} strata_sgemm_zen4_avx512_epilogue_t;
+
+STRATA_SGEMM_ZEN4_AVX512_API strata_sgemm_zen4_avx512_status strata_sgemm_zen4_avx512_gemm_epilogue(
+    strata_sgemm_zen4_avx512_transpose trans_a, strata_sgemm_zen4_avx512_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+    const strata_sgemm_zen4_avx512_epilogue_t* epilogue);
 
 /* Strided batched: `batch` products C_i = alpha * op(A_i) * op(B_i) + beta * C_i, i in [0, batch), with
  * A_i = A + i * stride_a, B_i = B + i * stride_b and C_i = C + i * stride_c (strides in elements; attention's

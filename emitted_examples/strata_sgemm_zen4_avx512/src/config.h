@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   9e06ece5c0fc76f820f55b716dc53093764cbc58fd9c04b468eee6ec3da84034  template cpu/config.h.tpl
+//   0a51af504a20becafb097ede6ada8fd315f5d31ed215ba492e3242956d3071b0  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_zen4_avx512's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (zen4_avx512) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -62,6 +62,7 @@ constexpr int kDirectRows = 12;
 // ---- Micro-kernel entry points: a packed, a streamed and a direct variant per register tile, and its packing -----
 
 struct TileArgs;
+struct PostOps;
 void ukernel_avx512_12x16_k1_packed(const TileArgs& args);
 void ukernel_avx512_12x16_k1_streamed(const TileArgs& args);
 void ukernel_avx512_12x16_k1_direct(const TileArgs& args);
@@ -73,6 +74,7 @@ void ukernel_avx512_12x16_k1_pack_b(const float* b, int64_t ldb, int64_t cols, i
 void ukernel_avx512_12x16_k1_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_12x16_k1_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_12x16_k1_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_avx512_12x16_k1_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 void ukernel_avx512_1x224_k1_packed(const TileArgs& args);
 void ukernel_avx512_1x224_k1_streamed(const TileArgs& args);
 void ukernel_avx512_1x224_k1_direct(const TileArgs& args);
@@ -84,6 +86,7 @@ void ukernel_avx512_1x224_k1_pack_b(const float* b, int64_t ldb, int64_t cols, i
 void ukernel_avx512_1x224_k1_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_1x224_k1_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_1x224_k1_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_avx512_1x224_k1_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 void ukernel_avx512_8x48_k4_packed(const TileArgs& args);
 void ukernel_avx512_8x48_k4_streamed(const TileArgs& args);
 void ukernel_avx512_8x48_k4_direct(const TileArgs& args);
@@ -95,6 +98,7 @@ void ukernel_avx512_8x48_k4_pack_b(const float* b, int64_t ldb, int64_t cols, in
 void ukernel_avx512_8x48_k4_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_8x48_k4_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_8x48_k4_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_avx512_8x48_k4_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 void ukernel_avx512_9x48_k8_packed(const TileArgs& args);
 void ukernel_avx512_9x48_k8_streamed(const TileArgs& args);
 void ukernel_avx512_9x48_k8_direct(const TileArgs& args);
@@ -106,6 +110,7 @@ void ukernel_avx512_9x48_k8_pack_b(const float* b, int64_t ldb, int64_t cols, in
 void ukernel_avx512_9x48_k8_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void ukernel_avx512_9x48_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_9x48_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
+void ukernel_avx512_9x48_k8_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 
 }  // namespace strata_sgemm_zen4_avx512_internal
 

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   1e8ae95e5a68611d7744c9cdb7f55ef6258dfe031a2c9f0817e3295ca57e824d  template cpu/runtime/dispatch.cpp
+//   684b5402a6c7d444889e06c44663b10f9f708e83b86848b9eebf40c753678acd  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: the per-call plan (kernel, blocking, threads) from the cost model in cost_model.h,
 // packing, the loops around the micro-kernels, the thread pool, strided batches and the C API.
@@ -157,6 +157,7 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
   if (g.M == 0 || g.N == 0) return STRATA_C(OK);
   if (g.K == 0 || g.alpha == 0.0f) {
     scale_c(g);
+    finish(g, kKernels[0], g.C, g.M, g.N);
     return STRATA_C(OK);
   }
   // Used only before the call runs anything (see choose_plan).
@@ -244,6 +245,15 @@ execute(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, b
   } catch (...) {
     return STRATA_C(SYSTEM_ERROR);
   }
+}
+
+// A call with an epilogue (see post_ops_of): the call's checks first, then the epilogue's.
+STRATA_X(status) execute_with_epilogue(Gemm g, const STRATA_X(epilogue_t) * epilogue) noexcept {
+  if (const STRATA_X(status) s = check(g); s != STRATA_C(OK)) return s;
+  PostOps post;
+  if (const STRATA_X(status) s = post_ops_of(epilogue, g, &post); s != STRATA_C(OK)) return s;
+  if (epilogue != nullptr) g.post = &post;
+  return execute(g, -1, nullptr, 0, false);
 }
 
 // ran_at_once's direct_all, out of line, so that its Gemm on the stack and the registers it saves are no cost to a
@@ -457,6 +467,16 @@ STRATA_X(gemm)
   if (layout < 0) return STRATA_C(INVALID_ARGUMENT);
   if (layout == 0 && ran_at_once(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, -1)) return STRATA_C(OK);
   return execute(Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, layout}, -1, nullptr, 0, false);
+}
+
+STRATA_X(status)
+STRATA_X(gemm_epilogue)
+(STRATA_X(transpose) trans_a, STRATA_X(transpose) trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+ const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+ const STRATA_X(epilogue_t) * epilogue) {
+  const int32_t layout = layout_of(trans_a, trans_b);
+  if (layout < 0) return STRATA_C(INVALID_ARGUMENT);
+  return execute_with_epilogue(Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, layout}, epilogue);
 }
 
 STRATA_X(status)

@@ -73,6 +73,52 @@ STRATA_X(status) check(const Gemm& g) {
   return STRATA_C(OK);
 }
 
+// Whether the float ranges [a, a + a_floats) and [b, b + b_floats) share an element.
+bool overlap(const float* a, int64_t a_floats, const float* b, int64_t b_floats) {
+  const uintptr_t a0 = reinterpret_cast<uintptr_t>(a), b0 = reinterpret_cast<uintptr_t>(b);
+  return a0 < b0 + static_cast<uintptr_t>(b_floats) * sizeof(float) &&
+         b0 < a0 + static_cast<uintptr_t>(a_floats) * sizeof(float);
+}
+
+// A call's epilogue (the API's epilogue_t) as the post-ops of g's C, for a g that passed check(): the statuses the
+// API's gemm_epilogue names. Null (and any epilogue of a call that touches no C) leaves *post without parts. The
+// bias and the residual may not overlap C: the post-ops read them after parts of C are written.
+STRATA_X(status) post_ops_of(const STRATA_X(epilogue_t) * e, const Gemm& g, PostOps* post) {
+  *post = PostOps{};
+  post->c = g.C;
+  post->ldc = g.ldc;
+  if (e == nullptr) return STRATA_C(OK);
+  const int32_t activation = static_cast<int32_t>(e->activation);
+  if (activation < 0 || activation >= kActivationCount) return STRATA_C(INVALID_ARGUMENT);
+  if (e->bias_kind != STRATA_C(BIAS_NONE) && e->bias_kind != STRATA_C(BIAS_PER_COLUMN) &&
+      e->bias_kind != STRATA_C(BIAS_PER_ROW))
+    return STRATA_C(INVALID_ARGUMENT);
+  const bool clamp = e->clamp_min != 0.0f || e->clamp_max != 0.0f;
+  if (clamp && !(e->clamp_min < e->clamp_max)) return STRATA_C(INVALID_ARGUMENT);  // NaN bounds too
+  if (g.M == 0 || g.N == 0) return STRATA_C(OK);
+  const int64_t c_floats = extent(g.M, g.N, g.ldc) + 1;
+  if (e->bias_kind != STRATA_C(BIAS_NONE)) {
+    const bool per_row = e->bias_kind == STRATA_C(BIAS_PER_ROW);
+    if (e->bias == nullptr) return STRATA_C(NULL_POINTER);
+    if (overlap(e->bias, per_row ? g.M : g.N, g.C, c_floats)) return STRATA_C(INVALID_ARGUMENT);
+    post->bias = e->bias;
+    post->bias_per_row = per_row;
+  }
+  if (e->residual != nullptr) {
+    if (e->ldr < g.N) return STRATA_C(INVALID_LEADING_DIM);
+    const int64_t residual_floats = extent(g.M, g.N, e->ldr);
+    if (residual_floats < 0) return STRATA_C(SIZE_OVERFLOW);
+    if (overlap(e->residual, residual_floats + 1, g.C, c_floats)) return STRATA_C(INVALID_ARGUMENT);
+    post->residual = e->residual;
+    post->ldr = e->ldr;
+  }
+  post->activation = static_cast<Activation>(activation);
+  post->clamp = clamp;
+  post->clamp_min = e->clamp_min;
+  post->clamp_max = e->clamp_max;
+  return STRATA_C(OK);
+}
+
 // A strided batch's arguments: `count` products of `first`'s shape, product i's operands strides[0..2] * i elements
 // past first's A, B and C. Checked in order: the count, the strides, the first product (check()), C's products apart
 // from each other, and every operand's last product within reach of 64-bit byte offsets. A batch of 0 is valid.

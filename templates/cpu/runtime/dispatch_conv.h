@@ -123,6 +123,18 @@ STRATA_X(conv2d)
   return execute(conv_gemm(call, alpha, input, filter, beta, output), -1, nullptr, 0, false);
 }
 
+STRATA_X(status)
+STRATA_X(conv2d_epilogue)
+(const STRATA_X(conv2d_t) * conv, float alpha, const float* input, const float* filter, float beta, float* output,
+ const STRATA_X(epilogue_t) * epilogue) {
+  using namespace STRATA_PACKAGE_INTERNAL;
+  ConvCall call;
+  const STRATA_X(status) status = conv_call(conv, &call);
+  if (status != STRATA_C(OK)) return status;
+  call.geometry.input = input;
+  return execute_with_epilogue(conv_gemm(call, alpha, input, filter, beta, output), epilogue);
+}
+
 STRATA_X(status) STRATA_X(conv2d_plan)(const STRATA_X(conv2d_t) * conv, STRATA_X(plan_t) * plan) {
   using namespace STRATA_PACKAGE_INTERNAL;
   ConvCall call;

@@ -74,6 +74,7 @@ void direct_conv_rows(const Gemm& g, const Kernel& k, int64_t begin, int64_t end
           }
         }
     }
+    finish(g, k, c_rows, c_floats / g.ldc, g.N);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "cost_model.h"
+#include "post_ops.h"
 #include "tile_args.h"
 
 namespace STRATA_PACKAGE_INTERNAL {
@@ -24,6 +25,7 @@ struct Kernel {
   PackFn pack_a_transposed;             // from an A stored K x M
   PackFn pack_b_transposed;             // from a B stored N x K
   PackFn copy_transposed;               // a transposed operand's row-major copy
+  PostFn post;                          // the post-ops on a finished block of C
   GatherFn gather_a;                    // convolution packages: A gathered from the input; else null
   int32_t mr, nr, ku;                   // level 0: register tile and k unroll
   int64_t m1, n1, k1;                   // level 1: the cache block a thread packs and runs

@@ -121,6 +121,7 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
               next_row += rows_per_call;
             }
             k.packed(args);
+            if (p1 + k1 == g.K) finish(g, k, args.c, args.rows, args.cols);
           }
         }
       }
@@ -154,6 +155,7 @@ void run_streamed(const Gemm& g, const Kernel& k, float* a, int64_t a_floats) {
         args.cols = cols;
         args.fetch_b_ahead = t == 0;
         k.streamed(args);
+        if (p + d == g.K) finish(g, k, args.c, args.rows, args.cols);
       }
     }
   }

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
-//   9e9c3c39bcd6206bc318d5c7a900fb3529fdb0362ac981d7e59584ff7cb322a2  template cpu/ukernel.cpp.tpl
+//   293d4092c91b20b11c81677f5988b562ef369e07b29f78d255f8f8acf495d5dc  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 1 x 60 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).
@@ -16,6 +16,7 @@
 // here for this tile and compiled with its ISA's flags.
 #include "simd_neon.h"
 #include "kernel_paths.h"
+#include "post_ops_apply.h"
 #include "conv_gather.h"
 
 namespace strata_conv2d_nhwc_neoverse_n1_internal {
@@ -50,6 +51,9 @@ void ukernel_neon_1x60_k8_pack_b_transposed(const float* b, int64_t ldb, int64_t
 }
 void ukernel_neon_1x60_k8_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
   copy_transposed(src, ld, rows, cols, dst);
+}
+void ukernel_neon_1x60_k8_post(const PostOps& post, float* c, int64_t rows, int64_t cols) {
+  apply_post_ops(post, c, rows, cols);
 }
 void ukernel_neon_1x60_k8_gather_a(const ConvGeometry& conv, int64_t row, int64_t p, int64_t rows, int64_t depth,
                          float* out) {

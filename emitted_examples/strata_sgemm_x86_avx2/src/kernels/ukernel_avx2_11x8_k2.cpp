@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   9e9c3c39bcd6206bc318d5c7a900fb3529fdb0362ac981d7e59584ff7cb322a2  template cpu/ukernel.cpp.tpl
+//   293d4092c91b20b11c81677f5988b562ef369e07b29f78d255f8f8acf495d5dc  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 8 x 2 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 64.59 GFLOP/s (6.98e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -17,6 +17,7 @@
 // here for this tile and compiled with its ISA's flags.
 #include "simd_avx2.h"
 #include "kernel_paths.h"
+#include "post_ops_apply.h"
 
 namespace strata_sgemm_x86_avx2_internal {
 namespace {
@@ -50,6 +51,9 @@ void ukernel_avx2_11x8_k2_pack_b_transposed(const float* b, int64_t ldb, int64_t
 }
 void ukernel_avx2_11x8_k2_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
   copy_transposed(src, ld, rows, cols, dst);
+}
+void ukernel_avx2_11x8_k2_post(const PostOps& post, float* c, int64_t rows, int64_t cols) {
+  apply_post_ops(post, c, rows, cols);
 }
 
 }  // namespace strata_sgemm_x86_avx2_internal

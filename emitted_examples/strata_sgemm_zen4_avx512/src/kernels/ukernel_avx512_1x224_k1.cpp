@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   9e9c3c39bcd6206bc318d5c7a900fb3529fdb0362ac981d7e59584ff7cb322a2  template cpu/ukernel.cpp.tpl
+//   293d4092c91b20b11c81677f5988b562ef369e07b29f78d255f8f8acf495d5dc  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 1 x 224 x 1 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 58.16 GFLOP/s (1.97e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.
@@ -17,6 +17,7 @@
 // here for this tile and compiled with its ISA's flags.
 #include "simd_avx512.h"
 #include "kernel_paths.h"
+#include "post_ops_apply.h"
 
 namespace strata_sgemm_zen4_avx512_internal {
 namespace {
@@ -50,6 +51,9 @@ void ukernel_avx512_1x224_k1_pack_b_transposed(const float* b, int64_t ldb, int6
 }
 void ukernel_avx512_1x224_k1_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
   copy_transposed(src, ld, rows, cols, dst);
+}
+void ukernel_avx512_1x224_k1_post(const PostOps& post, float* c, int64_t rows, int64_t cols) {
+  apply_post_ops(post, c, rows, cols);
 }
 
 }  // namespace strata_sgemm_zen4_avx512_internal
