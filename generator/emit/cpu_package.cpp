@@ -301,15 +301,27 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
     files["src/kernels/" + name + ".cpp"] = header(CommentStyle::cpp, {"cpu/ukernel.cpp.tpl"}, extra) + body;
   }
   // The fixed sources, verbatim: the dispatcher in its parts, the kernels' loops and the ISA's vector layer.
-  for (const std::string& fixed :
-       {std::string("dispatch.cpp"), std::string("dispatch_kernel.h"), std::string("dispatch_rules.h"),
-        std::string("dispatch_blocking.h"), std::string("dispatch_prices.h"), std::string("dispatch_planner.h"),
-        std::string("dispatch_threads.h"), std::string("dispatch_direct.h"), std::string("dispatch_packed.h"),
-        std::string("dispatch_checks.h"), std::string("tile_args.h"), std::string("post_ops.h"),
-        std::string("post_ops_apply.h"), std::string("kernel_tile.h"),
-        std::string("kernel_paths.h"), std::string("kernel_rows.h"), std::string("conv_geometry.h"),
-        std::string("conv_gather.h"), std::string("dispatch_conv.h"), std::string("dispatch_conv_direct.h"),
-        "simd_" + std::string(to_string(any.isa)) + ".h"}) {
+  for (const std::string& fixed : {std::string("dispatch.cpp"),
+                                   std::string("dispatch_kernel.h"),
+                                   std::string("dispatch_rules.h"),
+                                   std::string("dispatch_blocking.h"),
+                                   std::string("dispatch_prices.h"),
+                                   std::string("dispatch_planner.h"),
+                                   std::string("dispatch_threads.h"),
+                                   std::string("dispatch_direct.h"),
+                                   std::string("dispatch_packed.h"),
+                                   std::string("dispatch_checks.h"),
+                                   std::string("tile_args.h"),
+                                   std::string("post_ops.h"),
+                                   std::string("post_ops_apply.h"),
+                                   std::string("kernel_tile.h"),
+                                   std::string("kernel_paths.h"),
+                                   std::string("kernel_rows.h"),
+                                   std::string("conv_geometry.h"),
+                                   std::string("conv_gather.h"),
+                                   std::string("dispatch_conv.h"),
+                                   std::string("dispatch_conv_direct.h"),
+                                   "simd_" + std::string(to_string(any.isa)) + ".h"}) {
     if (!conv && (fixed.find("conv") != std::string::npos)) continue;  // convolution packages only
     const std::string relative = "cpu/runtime/" + fixed;
     const std::string body = renderer.verbatim(relative);
