@@ -306,6 +306,8 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
                                    std::string("dispatch_rules.h"),
                                    std::string("dispatch_blocking.h"),
                                    std::string("dispatch_prices.h"),
+                                   std::string("dispatch_layout_prices.h"),
+                                   std::string("dispatch_offers.h"),
                                    std::string("dispatch_planner.h"),
                                    std::string("dispatch_threads.h"),
                                    std::string("dispatch_direct.h"),

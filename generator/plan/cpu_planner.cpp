@@ -16,6 +16,8 @@
 #include "dispatch_rules.h"
 #include "dispatch_blocking.h"
 #include "dispatch_prices.h"
+#include "dispatch_layout_prices.h"
+#include "dispatch_offers.h"
 // clang-format on
 
 namespace strata {

@@ -1,7 +1,7 @@
 // The generator's copy of a CPU package's planner: the package's own fixed sources (templates/cpu/runtime/
-// dispatch_rules.h, dispatch_blocking.h, dispatch_prices.h) compiled over a CpuPlanConfig held at run time. The
-// selection ranks kernels with it, and a package's _plan() for a shape is what cpu_plan() says for its
-// configuration: one model (tests/test_plan_agreement.cpp checks it).
+// dispatch_rules.h, dispatch_blocking.h, dispatch_prices.h, dispatch_layout_prices.h, dispatch_offers.h) compiled
+// over a CpuPlanConfig held at run time. The selection ranks kernels with it, and a package's _plan() for a shape is
+// what cpu_plan() says for its configuration: one model (tests/test_plan_agreement.cpp checks it).
 #pragma once
 
 #include <cstdint>

@@ -19,7 +19,7 @@
 #define STRATA_CONV_PACKAGE {{CONV_PACKAGE}}
 
 // The fixed sources' rules that read this configuration are constant expressions here, where it is known when the
-// package compiles. The generator compiles the same planner (dispatch_rules.h to dispatch_prices.h) over a
+// package compiles. The generator compiles the same planner (dispatch_rules.h to dispatch_offers.h) over a
 // configuration it holds at run time, so that its selection and the package price a call alike (one model): there
 // STRATA_CONFIG_CONSTEXPR is empty and STRATA_DERIVED declares a table the generator fills per configuration.
 #define STRATA_CONFIG_CONSTEXPR constexpr

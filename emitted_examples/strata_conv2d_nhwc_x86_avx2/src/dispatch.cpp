@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   684b5402a6c7d444889e06c44663b10f9f708e83b86848b9eebf40c753678acd  template cpu/runtime/dispatch.cpp
+//   79cd4d8c2d5ca4ace5c5b6b705734f4291f52db63a5c477e6eeeb0d2d803597e  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: the per-call plan (kernel, blocking, threads) from the cost model in cost_model.h,
 // packing, the loops around the micro-kernels, the thread pool, strided batches and the C API.
@@ -56,6 +56,8 @@
 #include "dispatch_rules.h"
 #include "dispatch_blocking.h"
 #include "dispatch_prices.h"
+#include "dispatch_layout_prices.h"
+#include "dispatch_offers.h"
 #include "dispatch_planner.h"
 #include "dispatch_threads.h"
 #include "dispatch_direct.h"

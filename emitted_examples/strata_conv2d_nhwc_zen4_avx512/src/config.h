@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   0a51af504a20becafb097ede6ada8fd315f5d31ed215ba492e3242956d3071b0  template cpu/config.h.tpl
+//   efb1c3b241d4c938b9fc1a9d4598c8042d94a8b416207e6df58ab62e944fc634  template cpu/config.h.tpl
 
 // The configuration of strata_conv2d_nhwc_zen4_avx512's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (zen4_avx512) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -28,7 +28,7 @@
 #define STRATA_CONV_PACKAGE 1
 
 // The fixed sources' rules that read this configuration are constant expressions here, where it is known when the
-// package compiles. The generator compiles the same planner (dispatch_rules.h to dispatch_prices.h) over a
+// package compiles. The generator compiles the same planner (dispatch_rules.h to dispatch_offers.h) over a
 // configuration it holds at run time, so that its selection and the package price a call alike (one model): there
 // STRATA_CONFIG_CONSTEXPR is empty and STRATA_DERIVED declares a table the generator fills per configuration.
 #define STRATA_CONFIG_CONSTEXPR constexpr

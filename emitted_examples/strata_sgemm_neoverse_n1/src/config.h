@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   0a51af504a20becafb097ede6ada8fd315f5d31ed215ba492e3242956d3071b0  template cpu/config.h.tpl
+//   efb1c3b241d4c938b9fc1a9d4598c8042d94a8b416207e6df58ab62e944fc634  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_neoverse_n1's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (neoverse_n1) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -27,7 +27,7 @@
 #define STRATA_CONV_PACKAGE 0
 
 // The fixed sources' rules that read this configuration are constant expressions here, where it is known when the
-// package compiles. The generator compiles the same planner (dispatch_rules.h to dispatch_prices.h) over a
+// package compiles. The generator compiles the same planner (dispatch_rules.h to dispatch_offers.h) over a
 // configuration it holds at run time, so that its selection and the package price a call alike (one model): there
 // STRATA_CONFIG_CONSTEXPR is empty and STRATA_DERIVED declares a table the generator fills per configuration.
 #define STRATA_CONFIG_CONSTEXPR constexpr

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   684b5402a6c7d444889e06c44663b10f9f708e83b86848b9eebf40c753678acd  template cpu/runtime/dispatch.cpp
+//   79cd4d8c2d5ca4ace5c5b6b705734f4291f52db63a5c477e6eeeb0d2d803597e  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: the per-call plan (kernel, blocking, threads) from the cost model in cost_model.h,
 // packing, the loops around the micro-kernels, the thread pool, strided batches and the C API.
@@ -56,6 +56,8 @@
 #include "dispatch_rules.h"
 #include "dispatch_blocking.h"
 #include "dispatch_prices.h"
+#include "dispatch_layout_prices.h"
+#include "dispatch_offers.h"
 #include "dispatch_planner.h"
 #include "dispatch_threads.h"
 #include "dispatch_direct.h"

@@ -1,5 +1,5 @@
 // The configuration the generator compiles a package's planner under (templates/cpu/runtime/dispatch_rules.h to
-// dispatch_prices.h, see cpu_planner.cpp). A package's generated config.h and dispatch_config.h give these names as
+// dispatch_offers.h, see cpu_planner.cpp). A package's generated config.h and dispatch_config.h give these names as
 // constants; here they are variables of the calling thread, which cpu_planner.cpp sets from a CpuPlanConfig before
 // it plans, so that the generator prices a call with the package's own code.
 #ifndef STRATA_PLAN_PACKAGE_CONFIG_H_

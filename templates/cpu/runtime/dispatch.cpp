@@ -47,6 +47,8 @@
 #include "dispatch_rules.h"
 #include "dispatch_blocking.h"
 #include "dispatch_prices.h"
+#include "dispatch_layout_prices.h"
+#include "dispatch_offers.h"
 #include "dispatch_planner.h"
 #include "dispatch_threads.h"
 #include "dispatch_direct.h"
