@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
-//   cb375fc5499f2a671f86305ab061f1c47dc87dc394eb0805609c2c86802108e8  template cpu/runtime/dispatch_conv.h
+//   abc1e86e0049b7b38ece853442b0a8cf19f7600bb32a1bc2a878a5b61f82d9bb  template cpu/runtime/dispatch_conv.h
 
 // Part of the dispatcher in convolution packages: a 2-D convolution as an implicit GEMM over the packed path, its A
 // gathered from the input as it is packed (conv_gather.h), and its C API. Fixed text, copied verbatim into
@@ -123,12 +123,7 @@ STRATA_X(conv2d_output_size)(const STRATA_X(conv2d_t) * conv, int64_t* out_h, in
 STRATA_X(status)
 STRATA_X(conv2d)
 (const STRATA_X(conv2d_t) * conv, float alpha, const float* input, const float* filter, float beta, float* output) {
-  using namespace STRATA_PACKAGE_INTERNAL;
-  ConvCall call;
-  const STRATA_X(status) status = conv_call(conv, &call);
-  if (status != STRATA_C(OK)) return status;
-  call.geometry.input = input;
-  return execute(conv_gemm(call, alpha, input, filter, beta, output), -1, nullptr, 0, false);
+  return STRATA_X(conv2d_epilogue)(conv, alpha, input, filter, beta, output, nullptr);
 }
 
 STRATA_X(status)

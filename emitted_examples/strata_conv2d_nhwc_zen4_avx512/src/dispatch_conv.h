@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   cb375fc5499f2a671f86305ab061f1c47dc87dc394eb0805609c2c86802108e8  template cpu/runtime/dispatch_conv.h
+//   abc1e86e0049b7b38ece853442b0a8cf19f7600bb32a1bc2a878a5b61f82d9bb  template cpu/runtime/dispatch_conv.h
 
 // Part of the dispatcher in convolution packages: a 2-D convolution as an implicit GEMM over the packed path, its A
 // gathered from the input as it is packed (conv_gather.h), and its C API. Fixed text, copied verbatim into
@@ -124,12 +124,7 @@ STRATA_X(conv2d_output_size)(const STRATA_X(conv2d_t) * conv, int64_t* out_h, in
 STRATA_X(status)
 STRATA_X(conv2d)
 (const STRATA_X(conv2d_t) * conv, float alpha, const float* input, const float* filter, float beta, float* output) {
-  using namespace STRATA_PACKAGE_INTERNAL;
-  ConvCall call;
-  const STRATA_X(status) status = conv_call(conv, &call);
-  if (status != STRATA_C(OK)) return status;
-  call.geometry.input = input;
-  return execute(conv_gemm(call, alpha, input, filter, beta, output), -1, nullptr, 0, false);
+  return STRATA_X(conv2d_epilogue)(conv, alpha, input, filter, beta, output, nullptr);
 }
 
 STRATA_X(status)

@@ -5,12 +5,12 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   a532a2259144e9463d60d9c2add3be751e938052995e58b3913503a7b14b07ae  template cpu/runtime/post_ops_apply.h
+//   2158858e72a0a1fffcc2ed9f33c3dbae7cb61b1f1164bcf33b625307974236ae  template cpu/runtime/post_ops_apply.h
 
-// The post-ops (post_ops.h) applied to a block of C: plain loops over a row that the compiler vectorizes with the
-// ISA's flags of the kernel file that includes this (kernel files are built with -O3), and the activations written
-// branch-free for that. Fixed text, copied verbatim into every CPU package. The approximations must not be compiled
-// with -ffast-math, which folds away the rounding in exp_clamped.
+// The post-ops (post_ops.h) applied to a block of C: plain loops over blocks of a row that the compiler vectorizes
+// with the ISA's flags of the kernel file that includes this (kernel files are built with -O3), and the activations
+// written branch-free for that. Fixed text, copied verbatim into every CPU package. The approximations must not be
+// compiled with -ffast-math, which folds away the rounding in exp_clamped.
 #ifndef STRATA_POST_OPS_APPLY_H_
 #define STRATA_POST_OPS_APPLY_H_
 
@@ -33,10 +33,10 @@ inline uint32_t bits_of(float x) {
   return bits;
 }
 
-// e^x within 2 ulp for x in [-87.3, 88.3], and x clamped to that range first, so that the result is a finite normal
-// float that the sigmoids below may divide by. x = n ln 2 + r with |r| <= ln(2) / 2, e^x = 2^n e^r, e^r by the
-// degree-7 polynomial of Cephes' expf. n is x log2(e) rounded by adding 1.5 * 2^23, where a float's unit is 1: n is
-// then the sum's low mantissa bits, and no float-to-integer conversion ever meets a NaN (a NaN x stays NaN).
+// e^x within 2 ulp for x in [-87.3, 88.3], and x clamped to that range first, so that 2^n below stays a finite
+// normal float. x = n ln 2 + r with |r| <= ln(2) / 2, e^x = 2^n e^r, e^r by the degree-7 polynomial of Cephes'
+// expf. n is x log2(e) rounded by adding 1.5 * 2^23, where a float's unit is 1: n is then the sum's low mantissa
+// bits, and no float-to-integer conversion ever meets a NaN (a NaN x stays NaN).
 inline float exp_clamped(float x) {
   x = x < -87.3f ? -87.3f : x;
   x = x > 88.3f ? 88.3f : x;

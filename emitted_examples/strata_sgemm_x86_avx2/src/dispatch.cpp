@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   79cd4d8c2d5ca4ace5c5b6b705734f4291f52db63a5c477e6eeeb0d2d803597e  template cpu/runtime/dispatch.cpp
+//   418320319d64760bba85817165d5f6b031c17665d8b23a415b37e20962c2ce53  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: the per-call plan (kernel, blocking, threads) from the cost model in cost_model.h,
 // packing, the loops around the micro-kernels, the thread pool, strided batches and the C API.
@@ -249,12 +249,14 @@ execute(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, b
   }
 }
 
-// A call with an epilogue (see post_ops_of): the call's checks first, then the epilogue's.
+// A call with an epilogue (see post_ops_of), or the plain call where it is null: the call's checks first, then the
+// epilogue's, which reads C's extent.
 STRATA_X(status) execute_with_epilogue(Gemm g, const STRATA_X(epilogue_t) * epilogue) noexcept {
+  if (epilogue == nullptr) return execute(g, -1, nullptr, 0, false);
   if (const STRATA_X(status) s = check(g); s != STRATA_C(OK)) return s;
   PostOps post;
   if (const STRATA_X(status) s = post_ops_of(epilogue, g, &post); s != STRATA_C(OK)) return s;
-  if (epilogue != nullptr) g.post = &post;
+  g.post = &post;
   return execute(g, -1, nullptr, 0, false);
 }
 

@@ -5,12 +5,12 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   a532a2259144e9463d60d9c2add3be751e938052995e58b3913503a7b14b07ae  template cpu/runtime/post_ops_apply.h
+//   2158858e72a0a1fffcc2ed9f33c3dbae7cb61b1f1164bcf33b625307974236ae  template cpu/runtime/post_ops_apply.h
 
-// The post-ops (post_ops.h) applied to a block of C: plain loops over a row that the compiler vectorizes with the
-// ISA's flags of the kernel file that includes this (kernel files are built with -O3), and the activations written
-// branch-free for that. Fixed text, copied verbatim into every CPU package. The approximations must not be compiled
-// with -ffast-math, which folds away the rounding in exp_clamped.
+// The post-ops (post_ops.h) applied to a block of C: plain loops over blocks of a row that the compiler vectorizes
+// with the ISA's flags of the kernel file that includes this (kernel files are built with -O3), and the activations
+// written branch-free for that. Fixed text, copied verbatim into every CPU package. The approximations must not be
+// compiled with -ffast-math, which folds away the rounding in exp_clamped.
 #ifndef STRATA_POST_OPS_APPLY_H_
 #define STRATA_POST_OPS_APPLY_H_
 
@@ -33,10 +33,10 @@ inline uint32_t bits_of(float x) {
   return bits;
 }
 
-// e^x within 2 ulp for x in [-87.3, 88.3], and x clamped to that range first, so that the result is a finite normal
-// float that the sigmoids below may divide by. x = n ln 2 + r with |r| <= ln(2) / 2, e^x = 2^n e^r, e^r by the
-// degree-7 polynomial of Cephes' expf. n is x log2(e) rounded by adding 1.5 * 2^23, where a float's unit is 1: n is
-// then the sum's low mantissa bits, and no float-to-integer conversion ever meets a NaN (a NaN x stays NaN).
+// e^x within 2 ulp for x in [-87.3, 88.3], and x clamped to that range first, so that 2^n below stays a finite
+// normal float. x = n ln 2 + r with |r| <= ln(2) / 2, e^x = 2^n e^r, e^r by the degree-7 polynomial of Cephes'
+// expf. n is x log2(e) rounded by adding 1.5 * 2^23, where a float's unit is 1: n is then the sum's low mantissa
+// bits, and no float-to-integer conversion ever meets a NaN (a NaN x stays NaN).
 inline float exp_clamped(float x) {
   x = x < -87.3f ? -87.3f : x;
   x = x > 88.3f ? 88.3f : x;

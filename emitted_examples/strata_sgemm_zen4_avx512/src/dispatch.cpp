@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   79cd4d8c2d5ca4ace5c5b6b705734f4291f52db63a5c477e6eeeb0d2d803597e  template cpu/runtime/dispatch.cpp
+//   418320319d64760bba85817165d5f6b031c17665d8b23a415b37e20962c2ce53  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: the per-call plan (kernel, blocking, threads) from the cost model in cost_model.h,
 // packing, the loops around the micro-kernels, the thread pool, strided batches and the C API.
@@ -249,12 +249,14 @@ execute(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, b
   }
 }
 
-// A call with an epilogue (see post_ops_of): the call's checks first, then the epilogue's.
+// A call with an epilogue (see post_ops_of), or the plain call where it is null: the call's checks first, then the
+// epilogue's, which reads C's extent.
 STRATA_X(status) execute_with_epilogue(Gemm g, const STRATA_X(epilogue_t) * epilogue) noexcept {
+  if (epilogue == nullptr) return execute(g, -1, nullptr, 0, false);
   if (const STRATA_X(status) s = check(g); s != STRATA_C(OK)) return s;
   PostOps post;
   if (const STRATA_X(status) s = post_ops_of(epilogue, g, &post); s != STRATA_C(OK)) return s;
-  if (epilogue != nullptr) g.post = &post;
+  g.post = &post;
   return execute(g, -1, nullptr, 0, false);
 }
 

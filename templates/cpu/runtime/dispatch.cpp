@@ -240,12 +240,14 @@ execute(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, b
   }
 }
 
-// A call with an epilogue (see post_ops_of): the call's checks first, then the epilogue's.
+// A call with an epilogue (see post_ops_of), or the plain call where it is null: the call's checks first, then the
+// epilogue's, which reads C's extent.
 STRATA_X(status) execute_with_epilogue(Gemm g, const STRATA_X(epilogue_t) * epilogue) noexcept {
+  if (epilogue == nullptr) return execute(g, -1, nullptr, 0, false);
   if (const STRATA_X(status) s = check(g); s != STRATA_C(OK)) return s;
   PostOps post;
   if (const STRATA_X(status) s = post_ops_of(epilogue, g, &post); s != STRATA_C(OK)) return s;
-  if (epilogue != nullptr) g.post = &post;
+  g.post = &post;
   return execute(g, -1, nullptr, 0, false);
 }
 

@@ -115,12 +115,7 @@ STRATA_X(conv2d_output_size)(const STRATA_X(conv2d_t) * conv, int64_t* out_h, in
 STRATA_X(status)
 STRATA_X(conv2d)
 (const STRATA_X(conv2d_t) * conv, float alpha, const float* input, const float* filter, float beta, float* output) {
-  using namespace STRATA_PACKAGE_INTERNAL;
-  ConvCall call;
-  const STRATA_X(status) status = conv_call(conv, &call);
-  if (status != STRATA_C(OK)) return status;
-  call.geometry.input = input;
-  return execute(conv_gemm(call, alpha, input, filter, beta, output), -1, nullptr, 0, false);
+  return STRATA_X(conv2d_epilogue)(conv, alpha, input, filter, beta, output, nullptr);
 }
 
 STRATA_X(status)
