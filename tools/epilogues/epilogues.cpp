@@ -1,7 +1,7 @@
 // Times a generated CPU package's fused epilogue, y = GELU(x W^T + b) (bias per column, GELU in its tanh form), on a
 // shape suite against (1) the package's plain GEMM followed by a separate pass over C (the package's own vectorised
 // epilogue, run as a call with K = 0 and beta = 1 on a share of C's rows per thread) and (2) oneDNN's matmul with the
-// same bias and post-op. Interleaved: each round runs every contender once, and the medians of the rounds are printed
+// same bias and post-op; the plain GEMM alone is timed beside them, for the epilogue's share. Interleaved: each round runs every contender once, and the medians of the rounds are printed
 // as CSV with the fused call's speed against each (> 1: fused faster). Every contender's C is checked against the
 // fused one's.
 // Usage: epilogues SUITE_CSV THREADS   (SUITE_CSV: header category,M,N,K)
@@ -109,7 +109,8 @@ int main(int argc, char** argv) {
   const int threads = std::atoi(argv[2]);
   if (shapes.empty() || threads < 1 || API(set_num_threads)(threads) != 0) return 2;
   omp_set_num_threads(threads);
-  std::printf("category,M,N,K,threads,fused_s,separate_s,onednn_s,over_separate,over_onednn\n");
+  std::printf("category,M,N,K,threads,fused_s,separate_s,onednn_s,plain_gemm_s,over_separate,over_onednn,"
+              "plain_over_fused\n");
   const auto no = static_cast<API(transpose)>(0), yes = static_cast<API(transpose)>(1);
   for (const Shape& s : shapes) {
     std::vector<float> a(static_cast<size_t>(s.m * s.k)), w(static_cast<size_t>(s.n * s.k)),
@@ -117,14 +118,15 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(static_cast<int>(i * 7 % 13) - 6) / 16.0f;
     for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>(i * 5 % 11) - 5) / 16.0f;
     for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(static_cast<int>(i % 9) - 4) / 8.0f;
-    std::vector<float> c[3];
+    std::vector<float> c[4];
     for (auto& x : c) x.assign(static_cast<size_t>(s.m * s.n), 0.0f);
     API(epilogue_t) epilogue{};
     epilogue.bias_kind = static_cast<API(bias)>(1);         // per column
     epilogue.bias = bias.data();
     epilogue.activation = static_cast<API(activation)>(2);  // GELU, tanh form
     OneDnnLinear onednn(s, a.data(), w.data(), bias.data(), c[2].data());
-    const std::function<int()> contenders[3] = {
+    constexpr int kContenders = 4;  // the last, the plain GEMM, computes no epilogue and is not checked
+    const std::function<int()> contenders[kContenders] = {
         [&] {
           return static_cast<int>(API(gemm_epilogue)(no, yes, s.m, s.n, s.k, 1.0f, a.data(), s.k, w.data(), s.k, 0.0f,
                                                      c[0].data(), s.n, &epilogue));
@@ -146,12 +148,16 @@ int main(int argc, char** argv) {
           onednn.run();
           return 0;
         },
+        [&] {
+          return static_cast<int>(
+              API(gemm)(no, yes, s.m, s.n, s.k, 1.0f, a.data(), s.k, w.data(), s.k, 0.0f, c[3].data(), s.n));
+        },
     };
     const double work = 2.0 * static_cast<double>(s.m * s.n * s.k);
     const int calls = static_cast<int>(std::max(1.0, std::min(1000.0, kRoundFlops / work)));
-    std::vector<double> seconds[3];
+    std::vector<double> seconds[kContenders];
     for (int round = 0; round <= kRounds; ++round)
-      for (int who = 0; who < 3; ++who) {
+      for (int who = 0; who < kContenders; ++who) {
         const auto start = std::chrono::steady_clock::now();
         for (int call = 0; call < calls; ++call)
           if (contenders[who]() != 0) return 1;
@@ -164,11 +170,11 @@ int main(int argc, char** argv) {
                      static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k), who);
         return 1;
       }
-    double med[3];
-    for (int who = 0; who < 3; ++who) med[who] = median(seconds[who]);
-    std::printf("%s,%lld,%lld,%lld,%d,%.4e,%.4e,%.4e,%.3f,%.3f\n", s.category.c_str(), static_cast<long long>(s.m),
-                static_cast<long long>(s.n), static_cast<long long>(s.k), threads, med[0], med[1], med[2],
-                med[1] / med[0], med[2] / med[0]);
+    double med[kContenders];
+    for (int who = 0; who < kContenders; ++who) med[who] = median(seconds[who]);
+    std::printf("%s,%lld,%lld,%lld,%d,%.4e,%.4e,%.4e,%.4e,%.3f,%.3f,%.3f\n", s.category.c_str(),
+                static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k), threads, med[0],
+                med[1], med[2], med[3], med[1] / med[0], med[2] / med[0], med[3] / med[0]);
     std::fflush(stdout);
   }
   return 0;

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   2158858e72a0a1fffcc2ed9f33c3dbae7cb61b1f1164bcf33b625307974236ae  template cpu/runtime/post_ops_apply.h
+//   617f3f811052aa27896b8f4fbf855484381888bcfb922cc4c5c7a7d123cf54fb  template cpu/runtime/post_ops_apply.h
 
 // The post-ops (post_ops.h) applied to a block of C: plain loops over blocks of a row that the compiler vectorizes
 // with the ISA's flags of the kernel file that includes this (kernel files are built with -O3), and the activations
@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "post_ops.h"
 
@@ -97,50 +98,49 @@ inline float activate(float x) {
   }
 }
 
-// A row is worked in blocks of kPostBlock elements, copied into a local array, so that every loop has a fixed trip
-// count that the compiler turns into whole vectors: a loop over the row itself peels and finishes in scalar code,
-// which on C's short rows (N = 16 to 128 in graph and convolution layers) is most of its elements.
+// A row is worked in blocks of kPostBlock elements, each by one loop of fixed trip count with no branches, which the
+// compiler turns into whole vectors: a loop over the row itself peels and finishes in scalar code, which on C's short
+// rows (N = 16 to 128 in graph and convolution layers) is most of its elements. A missing bias or residual adds
+// kZeros and a missing clamp is one to +-infinity, so that every block runs the same loop. A row's last, partial
+// block runs it on a zero-padded copy.
 constexpr int64_t kPostBlock = 16;
+alignas(64) const float kZeros[kPostBlock] = {};
 
-// Up to kPostBlock floats from src into block, zeros after them.
-inline void load_block(const float* src, int64_t n, float* block) {
-  if (n == kPostBlock) {
-    std::memcpy(block, src, sizeof(float) * kPostBlock);
-  } else {
-    for (int64_t t = 0; t < kPostBlock; ++t) block[t] = 0.0f;
-    std::memcpy(block, src, sizeof(float) * static_cast<size_t>(n));
+template <Activation kActivation>
+inline void post_full_block(float* __restrict c, const float* __restrict bias, const float* __restrict residual,
+                            float row_bias, float low, float high) {
+  for (int64_t t = 0; t < kPostBlock; ++t) {
+    const float x = activate<kActivation>(c[t] + row_bias + bias[t] + residual[t]);
+    const float y = x < low ? low : x;
+    c[t] = y > high ? high : y;
   }
 }
 
-template <Activation kActivation>
-inline void activate_block(float* __restrict x) {
-  for (int64_t t = 0; t < kPostBlock; ++t) x[t] = activate<kActivation>(x[t]);
+// n < kPostBlock floats from src into block, zeros after them.
+inline void load_partial(const float* src, int64_t n, float* block) {
+  for (int64_t t = 0; t < kPostBlock; ++t) block[t] = 0.0f;
+  std::memcpy(block, src, sizeof(float) * static_cast<size_t>(n));
 }
 
 // One row of cols elements: adds the column bias (or the row's) and the residual's row, then activates and clamps.
 template <Activation kActivation>
 inline void post_row(const PostOps& post, float* c, const float* column_bias, float row_bias, const float* residual,
                      int64_t cols) {
-  const float low = post.clamp_min, high = post.clamp_max;
+  const float low = post.clamp ? post.clamp_min : -std::numeric_limits<float>::infinity();
+  const float high = post.clamp ? post.clamp_max : std::numeric_limits<float>::infinity();
   for (int64_t j = 0; j < cols; j += kPostBlock) {
-    const int64_t n = cols - j < kPostBlock ? cols - j : kPostBlock;
-    float x[kPostBlock], addend[kPostBlock];
-    load_block(c + j, n, x);
-    for (int64_t t = 0; t < kPostBlock; ++t) x[t] += row_bias;
-    if (column_bias != nullptr) {
-      load_block(column_bias + j, n, addend);
-      for (int64_t t = 0; t < kPostBlock; ++t) x[t] += addend[t];
+    const float* bias = column_bias != nullptr ? column_bias + j : kZeros;
+    const float* addend = residual != nullptr ? residual + j : kZeros;
+    if (cols - j >= kPostBlock) {
+      post_full_block<kActivation>(c + j, bias, addend, row_bias, low, high);
+      continue;
     }
-    if (residual != nullptr) {
-      load_block(residual + j, n, addend);
-      for (int64_t t = 0; t < kPostBlock; ++t) x[t] += addend[t];
-    }
-    activate_block<kActivation>(x);
-    if (post.clamp)
-      for (int64_t t = 0; t < kPostBlock; ++t) {
-        const float y = x[t] < low ? low : x[t];
-        x[t] = y > high ? high : y;
-      }
+    const int64_t n = cols - j;
+    float x[kPostBlock], bias_copy[kPostBlock], addend_copy[kPostBlock];
+    load_partial(c + j, n, x);
+    load_partial(bias, n, bias_copy);
+    load_partial(addend, n, addend_copy);
+    post_full_block<kActivation>(x, bias_copy, addend_copy, row_bias, low, high);
     std::memcpy(c + j, x, sizeof(float) * static_cast<size_t>(n));
   }
 }
