@@ -75,16 +75,12 @@ std::string EpilogueName(const Epilogue& e) {
 std::string RunEpilogueCase(const Problem& p, int layout, const Operands& ops, const Combo& combo,
                             const Epilogue& e) {
   const int64_t m = p.m, n = p.n, k = p.k, ldc = ops.ldc;
-  const size_t total = static_cast<size_t>(kGuardFloats + m * ldc + ldc + kGuardFloats);
-  std::vector<float> buffer(total, kSentinel);
-  float* c = buffer.data() + kGuardFloats;
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = combo.nan_c ? kNaN : p.c[static_cast<size_t>(i * n + j)];
-  std::vector<float> expected(buffer);
+  GuardedC guarded(p, ldc, combo.nan_c);
+  const float* c = guarded.c;
   const auto trans = [](bool t) { return t ? {{PACKAGE_UPPER}}_TRANS : {{PACKAGE_UPPER}}_NO_TRANS; };
   const Status status = {{PACKAGE}}_gemm_epilogue(trans((layout & 1) != 0), trans((layout & 2) != 0), m, n, k,
                                                   combo.alpha, ops.a.data(), ops.lda, ops.b.data(), ops.ldb,
-                                                  combo.beta, c, ldc, &e);
+                                                  combo.beta, guarded.c, ldc, &e);
   if (status != kOk) return Format("returned status %d (%s)", static_cast<int>(status), StatusName(status));
   const double scale = 1e-5 * static_cast<double>(k + 1);
   for (int64_t i = 0; i < m; ++i)
@@ -102,10 +98,8 @@ std::string RunEpilogueCase(const Problem& p, int layout, const Operands& ops, c
       if (!(std::fabs(got - want) <= allowed))
         return Format("C[%lld][%lld] = %.9g, want %.9g (tolerance %.3g)", static_cast<long long>(i),
                       static_cast<long long>(j), got, want, allowed);
-      expected[static_cast<size_t>(kGuardFloats + i * ldc + j)] = c[i * ldc + j];
     }
-  if (std::memcmp(expected.data(), buffer.data(), total * sizeof(float)) != 0) return "wrote outside C";
-  return std::string();
+  return guarded.Outside();
 }
 
 // Every epilogue on the shapes of every path: a single tile, row streams (a few rows), wide rows (narrow C), strips

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
-//   92a35d874a576de1f74d497886dbffb8f786212f375db83c0c5e0ce676e2a5c4  template cpu/selftest_support.h.tpl
+//   8759d050724869871eb08e4af55e6c521979bdc646382c61036a4e4df1b45157  template cpu/selftest_support.h.tpl
 
 // Self-test for strata_conv2d_nhwc_neoverse_n1: the helpers every part uses: statuses, the tally of checks, random problems and their
 // stored operands, the callers of each entry point and the comparison with the double-precision reference. A part of
@@ -362,43 +362,51 @@ std::string CompareC(const Problem& p, const float* c, int64_t ldc, const Combo&
   return std::string();
 }
 
-// Runs one call on fresh copies of the operands and checks status, every element of C against the reference, and
-// the memory around C. Returns an empty string on success, else what went wrong.
-std::string RunCase(const Problem& p, const Caller& caller, const Operands& ops, const Combo& combo) {
-  const int64_t m = p.m, n = p.n, k = p.k, ldc = ops.ldc;
-  // Sentinel, M rows of ldc floats, then a further row of ldc and more sentinel after them.
-  const size_t total = static_cast<size_t>(kGuardFloats + m * ldc + ldc + kGuardFloats);
-  std::vector<float> buffer(total, kSentinel);
-  float* c = buffer.data() + kGuardFloats;
-  const float* c_old = p.c.data();
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = combo.nan_c ? kNaN : c_old[i * n + j];
+// C for one call: M rows of ldc floats inside a buffer of sentinels, kGuardFloats before C and a row and
+// kGuardFloats after it, holding p's C (or NaN where the combo asks). After the call, Outside() checks that nothing
+// but C's elements changed.
+struct GuardedC {
+  std::vector<float> buffer, before;
+  float* c;
+  int64_t m, n, ldc;
+  GuardedC(const Problem& p, int64_t ld, bool nan_c)
+      : buffer(static_cast<size_t>(kGuardFloats + p.m * ld + ld + kGuardFloats), kSentinel),
+        c(buffer.data() + kGuardFloats), m(p.m), n(p.n), ldc(ld) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = nan_c ? kNaN : p.c[static_cast<size_t>(i * n + j)];
+    }
+    before = buffer;
   }
-  // What the buffer must hold afterwards outside C proper. C's elements are copied in once they are checked, so
-  // a single memcmp then covers every guard and every gap between a row's end and ldc.
-  std::vector<float> expected(buffer);
-
-  bool workspace_ok = true;
-  const Status status = Call(caller, m, n, k, combo.alpha, ops.a.data(), ops.lda, ops.b.data(), ops.ldb, combo.beta,
-                             c, ldc, &workspace_ok);
-  if (status != kOk) return Format("returned status %d (%s)", static_cast<int>(status), StatusName(status));
-  if (!workspace_ok) return "wrote outside its workspace";
-
-  if (const std::string error = CompareC(p, c, ldc, combo); !error.empty()) return error;
-
-  for (int64_t i = 0; i < m; ++i) {
-    std::memcpy(expected.data() + kGuardFloats + i * ldc, c + i * ldc, static_cast<size_t>(n) * sizeof(float));
-  }
-  if (std::memcmp(expected.data(), buffer.data(), total * sizeof(float)) != 0) {
-    for (size_t idx = 0; idx < total; ++idx) {
-      if (BitsOf(buffer[idx]) == BitsOf(expected[idx])) continue;
+  // An empty string where every float outside C proper (the guards and the gaps between a row's end and ldc) is as
+  // it was, else the first one written. C's elements are copied into the old buffer, so that one memcmp covers the
+  // rest.
+  std::string Outside() {
+    for (int64_t i = 0; i < m; ++i) {
+      std::memcpy(before.data() + kGuardFloats + i * ldc, c + i * ldc, static_cast<size_t>(n) * sizeof(float));
+    }
+    if (std::memcmp(before.data(), buffer.data(), buffer.size() * sizeof(float)) == 0) return std::string();
+    for (size_t idx = 0; idx < buffer.size(); ++idx) {
+      if (BitsOf(buffer[idx]) == BitsOf(before[idx])) continue;
       const int64_t offset = static_cast<int64_t>(idx) - kGuardFloats;
       return Format("wrote outside C: float %lld from the start of C (row %lld, column %lld)",
                     static_cast<long long>(offset), static_cast<long long>(offset >= 0 ? offset / ldc : -1),
                     static_cast<long long>(offset >= 0 ? offset % ldc : offset));
     }
+    return std::string();
   }
-  return std::string();
+};
+
+// Runs one call on fresh copies of the operands and checks status, every element of C against the reference, and
+// the memory around C. Returns an empty string on success, else what went wrong.
+std::string RunCase(const Problem& p, const Caller& caller, const Operands& ops, const Combo& combo) {
+  GuardedC guarded(p, ops.ldc, combo.nan_c);
+  bool workspace_ok = true;
+  const Status status = Call(caller, p.m, p.n, p.k, combo.alpha, ops.a.data(), ops.lda, ops.b.data(), ops.ldb,
+                             combo.beta, guarded.c, ops.ldc, &workspace_ok);
+  if (status != kOk) return Format("returned status %d (%s)", static_cast<int>(status), StatusName(status));
+  if (!workspace_ok) return "wrote outside its workspace";
+  if (const std::string error = CompareC(p, guarded.c, ops.ldc, combo); !error.empty()) return error;
+  return guarded.Outside();
 }
 
 void CheckCase(Tally& tally, const Problem& p, const Caller& caller, int threads, const Operands& ops,
