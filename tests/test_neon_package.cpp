@@ -60,7 +60,8 @@ TEST_CASE("NEON packages cross-build for AArch64 and pass their self-test under 
   // selection and each kernel file takes tens of seconds to cross-compile.
   for (const ArmPackage& arm :
        {ArmPackage{"archs/neoverse-n1.yaml", "strata_sgemm_neoverse_n1", "ops/sgemm.yaml", ""},
-        ArmPackage{"archs/cortex-a76.yaml", "strata_conv2d_cortex_a76", "ops/conv2d_nhwc.yaml", " --max-kernels 2"}}) {
+        ArmPackage{"archs/cortex-a76.yaml", "strata_conv2d_cortex_a76", "ops/conv2d_nhwc.yaml",
+                   " --max-kernels 2"}}) {
     INFO(arm.arch);
     ScratchDir dir;
     // The example's records where it ships some (the kernels a user of that package gets), else the model.

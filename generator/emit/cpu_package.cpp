@@ -313,6 +313,7 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
                                    std::string("dispatch_direct.h"),
                                    std::string("dispatch_packed.h"),
                                    std::string("dispatch_checks.h"),
+                                   std::string("dispatch_packed_b.h"),
                                    std::string("tile_args.h"),
                                    std::string("post_ops.h"),
                                    std::string("post_ops_apply.h"),
@@ -352,6 +353,8 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
   files["test/selftest_batches.h"] = header(CommentStyle::cpp, {"cpu/selftest_batches.h.tpl"}) + selftest_batches;
   const std::string selftest_epilogue = renderer.render("cpu/selftest_epilogue.h.tpl", dict);
   files["test/selftest_epilogue.h"] = header(CommentStyle::cpp, {"cpu/selftest_epilogue.h.tpl"}) + selftest_epilogue;
+  const std::string selftest_packed_b = renderer.render("cpu/selftest_packed_b.h.tpl", dict);
+  files["test/selftest_packed_b.h"] = header(CommentStyle::cpp, {"cpu/selftest_packed_b.h.tpl"}) + selftest_packed_b;
   if (conv) {
     const std::string selftest_conv = renderer.render("cpu/selftest_conv.h.tpl", dict);
     files["test/selftest_conv.h"] = header(CommentStyle::cpp, {"cpu/selftest_conv.h.tpl"}) + selftest_conv;

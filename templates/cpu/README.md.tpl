@@ -176,6 +176,23 @@ C = clamp(activation(alpha * op(A) * op(B) + beta * C + bias + residual)): a bia
 residual (`residual`, `ldr`), ReLU, GELU (tanh or erf form) or SiLU, and a clamp (`clamp_min` < `clamp_max`; both 0
 for none). The header lists the statuses; a zero-initialised `{{PACKAGE}}_epilogue_t` does nothing.
 
+Weights that many calls share are packed once, into the micro-panels of the kernel the model prices best for the
+calls' rows, and each call then reads them as they are:
+
+```c
+/* W [out][in], packed for calls of up to 32 rows; then y = x * W^T for each input x [rows][in]. */
+void* packed = NULL;
+{{PACKAGE}}_status status = {{PACKAGE}}_pack_b_alloc({{PACKAGE_UPPER}}_TRANS, out, in, 32, W, in, &packed);
+status = {{PACKAGE}}_gemm_packed_b({{PACKAGE_UPPER}}_NO_TRANS, rows, out, in, 1.0f, x, in, packed, 0.0f, y, out,
+    NULL /* or an epilogue */);
+{{PACKAGE}}_packed_b_free(packed);
+```
+
+`{{PACKAGE}}_pack_b` packs into memory of your own (`{{PACKAGE}}_packed_b_size(N, K)` bytes, any alignment; it
+holds no pointers, so it may be copied or stored). The packed form records the package and the N and K it was packed
+for: a call with others returns `{{PACKAGE_UPPER}}_PACKED_B_MISMATCH`. A call with more rows than it was packed for
+is computed all the same, on the kernel it was packed for.
+
 `{{PACKAGE}}_plan` (and `{{PACKAGE}}_gemm_plan` for a layout) tells you what a call of a given shape would do
 (kernel, tiles, threads, thread blocks, predicted time) without running it. `{{PACKAGE}}_kernel_count`, `{{PACKAGE}}_kernel_plan` and `{{PACKAGE}}_with_kernel` let you
 force one of the kernels listed below, for testing or benchmarking.

@@ -56,7 +56,8 @@ typedef enum {
   {{PACKAGE_UPPER}}_WORKSPACE_TOO_SMALL = 7,  /* caller-provided workspace smaller than workspace_size() */
   {{PACKAGE_UPPER}}_OUT_OF_MEMORY = 8,        /* the internal workspace could not be allocated */
   {{PACKAGE_UPPER}}_UNSUPPORTED_CPU = 9,      /* this CPU lacks {{ISA_NAME}}, which the kernels were built for */
-  {{PACKAGE_UPPER}}_SYSTEM_ERROR = 10         /* the system refused a resource the call needed; C is unspecified */
+  {{PACKAGE_UPPER}}_SYSTEM_ERROR = 10,        /* the system refused a resource the call needed; C is unspecified */
+  {{PACKAGE_UPPER}}_PACKED_B_MISMATCH = 11    /* a packed B from another package, or packed for another N or K */
 } {{PACKAGE}}_status;
 
 /* A short English description of a status, never null. */
@@ -136,6 +137,38 @@ typedef struct {
     const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb, int64_t stride_b, float beta,
     float* C, int64_t ldc, int64_t stride_c, int64_t batch);
 
+/* Packed weights: op(B) (K x N) packed once into the micro-panels of one kernel, for calls of 1 to max_m rows (the
+ * kernel whose plans the cost model prices best over that range; a call with more rows is still computed, on that
+ * kernel), then multiplied by any number of A's. Inference calls the same weights for every input: packing them on
+ * each call is a pass over B that this skips. A transposed B (trans_b = TRANS, stored N x K: a linear layer's
+ * [out_features, in_features] weights) packs into the same panels, so its calls run as a plain one's.
+ *   packed_b_size  the bytes pack_b needs for N x K (the same for every max_m and thread count); 0 where N or K is
+ *                  negative or the size overflows;
+ *   pack_b         packs into caller memory of packed_bytes >= packed_b_size(N, K) (any alignment), which the caller
+ *                  keeps and frees; it may be copied or moved as it is (it holds no pointers);
+ *   pack_b_alloc   the same into memory the package allocates, *packed, freed by packed_b_free (NULL is ignored);
+ *   gemm_packed_b  C = alpha * op(A) * B + beta * C with the packed B, and an optional epilogue (see
+ *                  gemm_epilogue; NULL for none); calls may share one packed B from several threads;
+ *   gemm_packed_b_plan  what such a call would do.
+ * The packed form records what it was packed for: a call with another N or K, or a packed B from another package
+ * (another version), returns PACKED_B_MISMATCH. pack_b's statuses: INVALID_ARGUMENT for a trans_b outside its enum
+ * or max_m < 1, INVALID_SIZE for a negative N or K, INVALID_LEADING_DIM for ldb below B's stored row length,
+ * NULL_POINTER for null memory (or a null B with N and K positive), SIZE_OVERFLOW, WORKSPACE_TOO_SMALL where
+ * packed_bytes < packed_b_size(N, K), UNSUPPORTED_CPU. */
+{{PACKAGE_UPPER}}_API size_t {{PACKAGE}}_packed_b_size(int64_t N, int64_t K);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_pack_b({{PACKAGE}}_transpose trans_b, int64_t N, int64_t K,
+                                                           int64_t max_m, const float* B, int64_t ldb, void* packed,
+                                                           size_t packed_bytes);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_pack_b_alloc({{PACKAGE}}_transpose trans_b, int64_t N,
+                                                                 int64_t K, int64_t max_m, const float* B,
+                                                                 int64_t ldb, void** packed);
+{{PACKAGE_UPPER}}_API void {{PACKAGE}}_packed_b_free(void* packed);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_gemm_packed_b({{PACKAGE}}_transpose trans_a, int64_t M,
+                                                                  int64_t N, int64_t K, float alpha, const float* A,
+                                                                  int64_t lda, const void* packed_b, float beta,
+                                                                  float* C, int64_t ldc,
+                                                                  const {{PACKAGE}}_epilogue_t* epilogue);
+
 /* BLAS-compatible: cblas_sgemm's arguments and values (order 101 row-major or 102 column-major; transposes 111 no,
  * 112 and 113 yes), so that existing callers can switch to it. Returns 0, or the number of the first invalid
  * argument as netlib's cblas_xerbla numbers it (1 order, 2 and 3 the transposes, 4 to 6 M, N and K, 9 lda, 11 ldb,
@@ -159,6 +192,9 @@ typedef struct {
 
 {{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_plan(int64_t M, int64_t N, int64_t K,
                                                          {{PACKAGE}}_plan_t* plan);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_gemm_packed_b_plan({{PACKAGE}}_transpose trans_a, int64_t M,
+                                                                       int64_t N, int64_t K, const void* packed_b,
+                                                                       {{PACKAGE}}_plan_t* plan);
 {{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_gemm_plan({{PACKAGE}}_transpose trans_a,
                                                               {{PACKAGE}}_transpose trans_b, int64_t M, int64_t N,
                                                               int64_t K, {{PACKAGE}}_plan_t* plan);

@@ -33,6 +33,7 @@
 #include "selftest_layouts.h"
 #include "selftest_batches.h"
 #include "selftest_epilogue.h"
+#include "selftest_packed_b.h"
 {{#CONV}}#include "selftest_conv.h"
 {{/CONV}}
 namespace {
@@ -340,6 +341,8 @@ int main(int argc, char** argv) {
   CheckBatchArguments(tally);
   CheckEpilogues(tally);
   CheckEpilogueArguments(tally);
+  CheckPackedB(tally);
+  CheckPackedBArguments(tally);
   CheckHostParallelFor(tally);
   CheckPlanIsBestKernel(tally);
 {{#CONV}}  CheckConvolutions(tally);

@@ -71,17 +71,10 @@ std::string EpilogueName(const Epilogue& e) {
                 static_cast<double>(e.clamp_max));
 }
 
-// One _gemm_epilogue call on fresh C, checked element by element and for writes outside C.
-std::string RunEpilogueCase(const Problem& p, int layout, const Operands& ops, const Combo& combo,
-                            const Epilogue& e) {
-  const int64_t m = p.m, n = p.n, k = p.k, ldc = ops.ldc;
-  GuardedC guarded(p, ldc, combo.nan_c);
-  const float* c = guarded.c;
-  const auto trans = [](bool t) { return t ? {{PACKAGE_UPPER}}_TRANS : {{PACKAGE_UPPER}}_NO_TRANS; };
-  const Status status = {{PACKAGE}}_gemm_epilogue(trans((layout & 1) != 0), trans((layout & 2) != 0), m, n, k,
-                                                  combo.alpha, ops.a.data(), ops.lda, ops.b.data(), ops.ldb,
-                                                  combo.beta, guarded.c, ldc, &e);
-  if (status != kOk) return Format("returned status %d (%s)", static_cast<int>(status), StatusName(status));
+// C (ldc apart) against the epilogue of alpha * A * B + beta * C, element by element; an empty string, else the first
+// element out of tolerance.
+std::string CompareEpilogueC(const Problem& p, const float* c, int64_t ldc, const Combo& combo, const Epilogue& e) {
+  const int64_t m = p.m, n = p.n, k = p.k;
   const double scale = 1e-5 * static_cast<double>(k + 1);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
@@ -99,6 +92,22 @@ std::string RunEpilogueCase(const Problem& p, int layout, const Operands& ops, c
         return Format("C[%lld][%lld] = %.9g, want %.9g (tolerance %.3g)", static_cast<long long>(i),
                       static_cast<long long>(j), got, want, allowed);
     }
+  return std::string();
+}
+
+{{PACKAGE}}_transpose Transpose(bool transposed) {
+  return transposed ? {{PACKAGE_UPPER}}_TRANS : {{PACKAGE_UPPER}}_NO_TRANS;
+}
+
+// One _gemm_epilogue call on fresh C, checked element by element and for writes outside C.
+std::string RunEpilogueCase(const Problem& p, int layout, const Operands& ops, const Combo& combo,
+                            const Epilogue& e) {
+  GuardedC guarded(p, ops.ldc, combo.nan_c);
+  const Status status =
+      {{PACKAGE}}_gemm_epilogue(Transpose((layout & 1) != 0), Transpose((layout & 2) != 0), p.m, p.n, p.k, combo.alpha,
+                                ops.a.data(), ops.lda, ops.b.data(), ops.ldb, combo.beta, guarded.c, ops.ldc, &e);
+  if (status != kOk) return Format("returned status %d (%s)", static_cast<int>(status), StatusName(status));
+  if (const std::string error = CompareEpilogueC(p, guarded.c, ops.ldc, combo, e); !error.empty()) return error;
   return guarded.Outside();
 }
 

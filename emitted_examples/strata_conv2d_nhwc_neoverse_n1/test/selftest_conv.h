@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
-//   30843df9297e9c7406ddb54e98d262dd1b98a5f9be54b30286e3d30c96fc1ccf  template cpu/selftest_conv.h.tpl
+//   1e7857ad04c7e968600dd3ee43414afdd09b5b76bd2e18bdd997e561862acf65  template cpu/selftest_conv.h.tpl
 
 // Self-test for strata_conv2d_nhwc_neoverse_n1: 2-D convolutions through _conv2d against a direct reference convolution, on the edges
 // of the gather (padding wider than the filter, strides longer than it, dilation, single rows, columns and channels),
@@ -14,7 +14,7 @@
 
 namespace {
 
-// ---- (i) convolution ----------------------------------------------------------------------------------------------
+// ---- (j) convolution ----------------------------------------------------------------------------------------------
 
 using Conv = strata_conv2d_nhwc_neoverse_n1_conv2d_t;
 

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
-//   53cf2bb11eaa540fc5bf0cd12f903df5f078a2da1bea0279b930c15d0aadd906  template cpu/selftest_epilogue.h.tpl
+//   49cf063dab5ee21f5468103a9578caf69ac93ab5a4a7927bf4c690f0176e4e68  template cpu/selftest_epilogue.h.tpl
 
 // Self-test for strata_conv2d_nhwc_neoverse_n1: fused epilogues through _gemm_epilogue (bias, residual, activations, clamp) against the
 // reference on the shapes of every path, and their bad arguments. A part of test/selftest.cpp, which includes it
@@ -79,17 +79,10 @@ std::string EpilogueName(const Epilogue& e) {
                 static_cast<double>(e.clamp_max));
 }
 
-// One _gemm_epilogue call on fresh C, checked element by element and for writes outside C.
-std::string RunEpilogueCase(const Problem& p, int layout, const Operands& ops, const Combo& combo,
-                            const Epilogue& e) {
-  const int64_t m = p.m, n = p.n, k = p.k, ldc = ops.ldc;
-  GuardedC guarded(p, ldc, combo.nan_c);
-  const float* c = guarded.c;
-  const auto trans = [](bool t) { return t ? STRATA_CONV2D_NHWC_NEOVERSE_N1_TRANS : STRATA_CONV2D_NHWC_NEOVERSE_N1_NO_TRANS; };
-  const Status status = strata_conv2d_nhwc_neoverse_n1_gemm_epilogue(trans((layout & 1) != 0), trans((layout & 2) != 0), m, n, k,
-                                                  combo.alpha, ops.a.data(), ops.lda, ops.b.data(), ops.ldb,
-                                                  combo.beta, guarded.c, ldc, &e);
-  if (status != kOk) return Format("returned status %d (%s)", static_cast<int>(status), StatusName(status));
+// C (ldc apart) against the epilogue of alpha * A * B + beta * C, element by element; an empty string, else the first
+// element out of tolerance.
+std::string CompareEpilogueC(const Problem& p, const float* c, int64_t ldc, const Combo& combo, const Epilogue& e) {
+  const int64_t m = p.m, n = p.n, k = p.k;
   const double scale = 1e-5 * static_cast<double>(k + 1);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
@@ -107,6 +100,22 @@ std::string RunEpilogueCase(const Problem& p, int layout, const Operands& ops, c
         return Format("C[%lld][%lld] = %.9g, want %.9g (tolerance %.3g)", static_cast<long long>(i),
                       static_cast<long long>(j), got, want, allowed);
     }
+  return std::string();
+}
+
+strata_conv2d_nhwc_neoverse_n1_transpose Transpose(bool transposed) {
+  return transposed ? STRATA_CONV2D_NHWC_NEOVERSE_N1_TRANS : STRATA_CONV2D_NHWC_NEOVERSE_N1_NO_TRANS;
+}
+
+// One _gemm_epilogue call on fresh C, checked element by element and for writes outside C.
+std::string RunEpilogueCase(const Problem& p, int layout, const Operands& ops, const Combo& combo,
+                            const Epilogue& e) {
+  GuardedC guarded(p, ops.ldc, combo.nan_c);
+  const Status status =
+      strata_conv2d_nhwc_neoverse_n1_gemm_epilogue(Transpose((layout & 1) != 0), Transpose((layout & 2) != 0), p.m, p.n, p.k, combo.alpha,
+                                ops.a.data(), ops.lda, ops.b.data(), ops.ldb, combo.beta, guarded.c, ops.ldc, &e);
+  if (status != kOk) return Format("returned status %d (%s)", static_cast<int>(status), StatusName(status));
+  if (const std::string error = CompareEpilogueC(p, guarded.c, ops.ldc, combo, e); !error.empty()) return error;
   return guarded.Outside();
 }
 

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   246f5a24186465f25bd5f05f1027ed3703f11aecca2d2c0368af42217a59103e  template cpu/runtime/dispatch_rules.h
+//   b3456aa758c8f30f2c80f177ca1f982a1249abd5e9ca7fff11a81729f9f8ddee  template cpu/runtime/dispatch_rules.h
 
 // Part of the dispatcher (dispatch.cpp includes the dispatch_*.h parts in order, one translation unit): the plan a
 // call runs, and the rules that choose between packing and running in place.
@@ -35,8 +35,11 @@ constexpr int32_t kTransB = 2;
 // width (the rows of a tap's GEMM in place), each capped at kConvFieldCap, beyond which a run's or a row's fixed
 // costs are noise.
 constexpr int32_t kGatherA = 4;
-constexpr int kConvShift = 3;
-constexpr int kConvFieldBits = 14;
+// B packed before the call, by pack_b (see dispatch_packed_b.h): such a call runs the packed path on the kernel B was
+// packed for, and its price leaves out B's packing.
+constexpr int32_t kPackedB = 8;
+constexpr int kConvShift = 4;
+constexpr int kConvFieldBits = 13;
 constexpr int64_t kConvFieldCap = (int64_t{1} << kConvFieldBits) - 1;
 constexpr int32_t conv_layout(int32_t layout, int64_t channels, int64_t row) {
   const auto field = [](int64_t v) { return static_cast<int32_t>(v < kConvFieldCap ? v : kConvFieldCap); };

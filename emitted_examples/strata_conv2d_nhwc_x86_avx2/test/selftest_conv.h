@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   30843df9297e9c7406ddb54e98d262dd1b98a5f9be54b30286e3d30c96fc1ccf  template cpu/selftest_conv.h.tpl
+//   1e7857ad04c7e968600dd3ee43414afdd09b5b76bd2e18bdd997e561862acf65  template cpu/selftest_conv.h.tpl
 
 // Self-test for strata_conv2d_nhwc_x86_avx2: 2-D convolutions through _conv2d against a direct reference convolution, on the edges
 // of the gather (padding wider than the filter, strides longer than it, dilation, single rows, columns and channels),
@@ -15,7 +15,7 @@
 
 namespace {
 
-// ---- (i) convolution ----------------------------------------------------------------------------------------------
+// ---- (j) convolution ----------------------------------------------------------------------------------------------
 
 using Conv = strata_conv2d_nhwc_x86_avx2_conv2d_t;
 

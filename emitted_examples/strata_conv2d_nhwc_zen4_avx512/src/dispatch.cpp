@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   418320319d64760bba85817165d5f6b031c17665d8b23a415b37e20962c2ce53  template cpu/runtime/dispatch.cpp
+//   665fc9f9ccb78de5b40881c2f3736a477382b770a69b24a300842813904a52c8  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: the per-call plan (kernel, blocking, threads) from the cost model in cost_model.h,
 // packing, the loops around the micro-kernels, the thread pool, strided batches and the C API.
@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -250,14 +251,14 @@ execute(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, b
 }
 
 // A call with an epilogue (see post_ops_of), or the plain call where it is null: the call's checks first, then the
-// epilogue's, which reads C's extent.
-STRATA_X(status) execute_with_epilogue(Gemm g, const STRATA_X(epilogue_t) * epilogue) noexcept {
-  if (epilogue == nullptr) return execute(g, -1, nullptr, 0, false);
+// epilogue's, which reads C's extent. forced: the kernel the call must run, or -1.
+STRATA_X(status) execute_with_epilogue(Gemm g, const STRATA_X(epilogue_t) * epilogue, int32_t forced = -1) noexcept {
+  if (epilogue == nullptr) return execute(g, forced, nullptr, 0, false);
   if (const STRATA_X(status) s = check(g); s != STRATA_C(OK)) return s;
   PostOps post;
   if (const STRATA_X(status) s = post_ops_of(epilogue, g, &post); s != STRATA_C(OK)) return s;
   g.post = &post;
-  return execute(g, -1, nullptr, 0, false);
+  return execute(g, forced, nullptr, 0, false);
 }
 
 // ran_at_once's direct_all, out of line, so that its Gemm on the stack and the registers it saves are no cost to a
@@ -436,6 +437,7 @@ const char* STRATA_X(status_string)(STRATA_X(status) status) {
     case STRATA_C(OUT_OF_MEMORY): return "out of memory";
     case STRATA_C(UNSUPPORTED_CPU): return "this CPU lacks " STRATA_ISA_NAME;
     case STRATA_C(SYSTEM_ERROR): return "the system refused a resource the call needed";
+    case STRATA_C(PACKED_B_MISMATCH): return "the packed B was packed by another package or for another N or K";
   }
   return "unknown status";
 }
@@ -572,6 +574,9 @@ const char* STRATA_X(version)(void) { return STRATA_C(VERSION_STRING); }
 const char* STRATA_X(provenance)(void) { return kProvenance; }
 
 }  // extern "C"
+
+// Weights packed once (pack_b) and the calls that read them.
+#include "dispatch_packed_b.h"
 
 // A convolution package's entry points (config.h says whether this is one).
 #if STRATA_CONV_PACKAGE

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   30843df9297e9c7406ddb54e98d262dd1b98a5f9be54b30286e3d30c96fc1ccf  template cpu/selftest_conv.h.tpl
+//   1e7857ad04c7e968600dd3ee43414afdd09b5b76bd2e18bdd997e561862acf65  template cpu/selftest_conv.h.tpl
 
 // Self-test for strata_conv2d_nhwc_zen4_avx512: 2-D convolutions through _conv2d against a direct reference convolution, on the edges
 // of the gather (padding wider than the filter, strides longer than it, dilation, single rows, columns and channels),
@@ -15,7 +15,7 @@
 
 namespace {
 
-// ---- (i) convolution ----------------------------------------------------------------------------------------------
+// ---- (j) convolution ----------------------------------------------------------------------------------------------
 
 using Conv = strata_conv2d_nhwc_zen4_avx512_conv2d_t;
 

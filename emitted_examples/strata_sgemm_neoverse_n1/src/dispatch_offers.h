@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   2d16ec19d3f6aa612d6cfdc66160fa9ccf48fa751f974f4bdfcce87652cc9158  template cpu/runtime/dispatch_offers.h
+//   56cb8e728685ae7740093d12f90b8c99e5fa329c405275f45be5a93d05a9fd3c  template cpu/runtime/dispatch_offers.h
 
 // Part of the dispatcher (see dispatch_rules.h): every kernel's plans priced by the parts before (offer_kernel) and
 // the cheapest kept (cheapest_plan), which the package's planner and the generator's selection both choose through.
@@ -31,7 +31,12 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, c
   // operands larger than the direct cache are not copied (see copies_in_place): packing reads them once, where the
   // copy reads them, writes them beyond the direct cache and the call reads them again (measurements:
   // docs/perf/2026-11-27-layouts/, "copy-or-pack").
-  // A convolution is offered gathered and packed, or in place (see dispatch_conv_direct.h).
+  // A convolution is offered gathered and packed, or in place (see dispatch_conv_direct.h). A B packed before the
+  // call is read from its panels, by the packed path alone.
+  if ((layout & kPackedB) != 0) {
+    offer_path(id, M, N, K, layout, counts, true, best, alone);
+    return;
+  }
   if ((layout & kGatherA) != 0) {
     offer_path(id, M, N, K, layout, counts, true, best, alone);
     offer_path(id, M, N, K, layout, counts, false, best, alone);
@@ -49,6 +54,22 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, c
   offer_path(id, M, N, K, layout, counts, packed, best, alone);
 }
 
+// The packed path on a B packed before the call, on each of `counts` threads: every thread runs the single-thread
+// loops over its own block of C (see "Thread shares" in dispatch_blocking.h), so the call takes as long as the
+// largest block on one unit, in the grid row_shares_for gives the plan. The model's top level, which spreads whole
+// level-2 tiles over the threads, would see one unit of work in a call of few rows, where the threads share its
+// columns.
+void packed_b_seconds(const Kernel& k, const strata_model::Tiling& tiling, int64_t M, int64_t N, int64_t K,
+                      const ThreadCounts& counts, double* seconds) {
+  const int64_t one = 1;
+  for (int i = 0; i < counts.size; ++i) {
+    const int32_t threads = static_cast<int32_t>(counts.count[i]);
+    const int32_t rows = threads > 1 ? row_shares_for(k, M, N, K, threads) : 1;
+    const int64_t block[3] = {largest_share(M, k.mr, rows), largest_share(N, k.nr, threads / rows), K};
+    strata_model::estimate_units(kMachine, tiling, block, kTopLevel, &one, 1, &seconds[i]);
+  }
+}
+
 // offer_kernel's offer of one path: packed (blocks or a streamed B) or in place.
 void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, const ThreadCounts& counts, bool packed,
                 Plan* best, Plan::Alone* alone) {
@@ -56,12 +77,14 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
   const int64_t shape[3] = {M, N, K};
   double seconds[thread_count_slots()];
   const int64_t buffer_floats = packed ? thread_floats(k, b_slots(k, M, N, K)) : 0;
-  const int64_t streamed = packed && (layout & kTransB) == 0 ? streamed_rows(k, M, N, K, buffer_floats) : 0;
+  const int64_t streamed =
+      packed && (layout & (kTransB | kPackedB)) == 0 ? streamed_rows(k, M, N, K, buffer_floats) : 0;
   const WorkFloor& floor = kWorkFloors.of[id];
   const double m = static_cast<double>(M), n = static_cast<double>(N), depth = static_cast<double>(K);
   const bool blocks = packed && streamed == 0;
   bool dots = false;  // set below, once the floor has not ruled the path out
-  const double pack_b_s = blocks ? packed_b_block_s(k, M, N, K) : 0.0;  // per block (0 where level 1 is modelled)
+  // B's packing per block: none where it came packed; 0 too where level 1 is modelled, whose data movement holds it.
+  const double pack_b_s = blocks && (layout & kPackedB) == 0 ? packed_b_block_s(k, M, N, K) : 0.0;
   const double pack_b_floor_s = pack_b_s / static_cast<double>(k.k1 * k.n1) * kFloorShave;  // per element
   const double work_s =
       blocks ? floor.packed_mac_s * m * n * depth + floor.pack_a_s * m * depth + pack_b_floor_s * depth * n
@@ -74,7 +97,10 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
     strata_model::Tiling tiling = tiling_of(id);
     tiling.l1.pack_b_s = pack_b_s;
     if ((layout & kGatherA) != 0) tiling.l1.pack_a_s += gather_runs_s(k, conv_channels(layout));
-    strata_model::estimate_units(kMachine, tiling, shape, kTopLevel, counts.count, counts.size, seconds);
+    if ((layout & kPackedB) != 0)
+      packed_b_seconds(k, tiling, M, N, K, counts, seconds);
+    else
+      strata_model::estimate_units(kMachine, tiling, shape, kTopLevel, counts.count, counts.size, seconds);
   } else {
     const bool gathered = (layout & kGatherA) != 0;
     dots = !gathered && runs_dots(id, M, N, K, layout);

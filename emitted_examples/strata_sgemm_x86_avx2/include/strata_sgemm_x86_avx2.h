@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   332a3b1c1c4ed55d7cf236cf5142be47695b24bad6cb66fd236be0aadc3269c0  template cpu/api.h.tpl
+//   c2da1d22b8a7855cb28231f47d0d5f37b870a0136c6e755be781465801b3c441  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_X86_AVX2_H_
 #define STRATA_SGEMM_X86_AVX2_H_
@@ -29,7 +29,7 @@
 #define STRATA_SGEMM_X86_AVX2_VERSION_MAJOR 0
 #define STRATA_SGEMM_X86_AVX2_VERSION_MINOR 1
 #define STRATA_SGEMM_X86_AVX2_VERSION_PATCH 0
-#define STRATA_SGEMM_X86_AVX2_VERSION_STRING "0.1.0+ee0aaadfa3c3"
+#define STRATA_SGEMM_X86_AVX2_VERSION_STRING "0.1.0+b3ffa10bef4e"
 
 /* STRATA_SGEMM_X86_AVX2_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_X86_AVX2_SHARED for the library and its users and
@@ -65,7 +65,8 @@ typedef enum {
   STRATA_SGEMM_X86_AVX2_WORKSPACE_TOO_SMALL = 7,  /* caller-provided workspace smaller than workspace_size() */
   STRATA_SGEMM_X86_AVX2_OUT_OF_MEMORY = 8,        /* the internal workspace could not be allocated */
   STRATA_SGEMM_X86_AVX2_UNSUPPORTED_CPU = 9,      /* this CPU lacks AVX2+FMA, which the kernels were built for */
-  STRATA_SGEMM_X86_AVX2_SYSTEM_ERROR = 10         /* the system refused a resource the call needed; C is unspecified */
+  STRATA_SGEMM_X86_AVX2_SYSTEM_ERROR = 10,        /* the system refused a resource the call needed; C is unspecified */
+  STRATA_SGEMM_X86_AVX2_PACKED_B_MISMATCH = 11    /* a packed B from another package, or packed for another N or K */
 } strata_sgemm_x86_avx2_status;
 
 /* A short English description of a status, never null. */
@@ -145,6 +146,38 @@ STRATA_SGEMM_X86_AVX2_API strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_gem
     const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb, int64_t stride_b, float beta,
     float* C, int64_t ldc, int64_t stride_c, int64_t batch);
 
+/* Packed weights: op(B) (K x N) packed once into the micro-panels of one kernel, for calls of 1 to max_m rows (the
+ * kernel whose plans the cost model prices best over that range; a call with more rows is still computed, on that
+ * kernel), then multiplied by any number of A's. Inference calls the same weights for every input: packing them on
+ * each call is a pass over B that this skips. A transposed B (trans_b = TRANS, stored N x K: a linear layer's
+ * [out_features, in_features] weights) packs into the same panels, so its calls run as a plain one's.
+ *   packed_b_size  the bytes pack_b needs for N x K (the same for every max_m and thread count); 0 where N or K is
+ *                  negative or the size overflows;
+ *   pack_b         packs into caller memory of packed_bytes >= packed_b_size(N, K) (any alignment), which the caller
+ *                  keeps and frees; it may be copied or moved as it is (it holds no pointers);
+ *   pack_b_alloc   the same into memory the package allocates, *packed, freed by packed_b_free (NULL is ignored);
+ *   gemm_packed_b  C = alpha * op(A) * B + beta * C with the packed B, and an optional epilogue (see
+ *                  gemm_epilogue; NULL for none); calls may share one packed B from several threads;
+ *   gemm_packed_b_plan  what such a call would do.
+ * The packed form records what it was packed for: a call with another N or K, or a packed B from another package
+ * (another version), returns PACKED_B_MISMATCH. pack_b's statuses: INVALID_ARGUMENT for a trans_b outside its enum
+ * or max_m < 1, INVALID_SIZE for a negative N or K, INVALID_LEADING_DIM for ldb below B's stored row length,
+ * NULL_POINTER for null memory (or a null B with N and K positive), SIZE_OVERFLOW, WORKSPACE_TOO_SMALL where
+ * packed_bytes < packed_b_size(N, K), UNSUPPORTED_CPU. */
+STRATA_SGEMM_X86_AVX2_API size_t strata_sgemm_x86_avx2_packed_b_size(int64_t N, int64_t K);
+STRATA_SGEMM_X86_AVX2_API strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_pack_b(strata_sgemm_x86_avx2_transpose trans_b, int64_t N, int64_t K,
+                                                           int64_t max_m, const float* B, int64_t ldb, void* packed,
+                                                           size_t packed_bytes);
+STRATA_SGEMM_X86_AVX2_API strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_pack_b_alloc(strata_sgemm_x86_avx2_transpose trans_b, int64_t N,
+                                                                 int64_t K, int64_t max_m, const float* B,
+                                                                 int64_t ldb, void** packed);
+STRATA_SGEMM_X86_AVX2_API void strata_sgemm_x86_avx2_packed_b_free(void* packed);
+STRATA_SGEMM_X86_AVX2_API strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_gemm_packed_b(strata_sgemm_x86_avx2_transpose trans_a, int64_t M,
+                                                                  int64_t N, int64_t K, float alpha, const float* A,
+                                                                  int64_t lda, const void* packed_b, float beta,
+                                                                  float* C, int64_t ldc,
+                                                                  const strata_sgemm_x86_avx2_epilogue_t* epilogue);
+
 /* BLAS-compatible: cblas_sgemm's arguments and values (order 101 row-major or 102 column-major; transposes 111 no,
  * 112 and 113 yes), so that existing callers can switch to it. Returns 0, or the number of the first invalid
  * argument as netlib's cblas_xerbla numbers it (1 order, 2 and 3 the transposes, 4 to 6 M, N and K, 9 lda, 11 ldb,
@@ -168,6 +201,9 @@ typedef struct {
 
 STRATA_SGEMM_X86_AVX2_API strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_plan(int64_t M, int64_t N, int64_t K,
                                                          strata_sgemm_x86_avx2_plan_t* plan);
+STRATA_SGEMM_X86_AVX2_API strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_gemm_packed_b_plan(strata_sgemm_x86_avx2_transpose trans_a, int64_t M,
+                                                                       int64_t N, int64_t K, const void* packed_b,
+                                                                       strata_sgemm_x86_avx2_plan_t* plan);
 STRATA_SGEMM_X86_AVX2_API strata_sgemm_x86_avx2_status strata_sgemm_x86_avx2_gemm_plan(strata_sgemm_x86_avx2_transpose trans_a,
                                                               strata_sgemm_x86_avx2_transpose trans_b, int64_t M, int64_t N,
                                                               int64_t K, strata_sgemm_x86_avx2_plan_t* plan);

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   c91774a44b8c68394893d3a8dc8dc36a3dae37aea8623fcab51473a219f0e011  template cpu/runtime/dispatch_direct.h
+//   28e1a3db15e84ed4ac5411ac9e82c9fd1e4b46fd86db6e3c461ccd56bfa835ab  template cpu/runtime/dispatch_direct.h
 
 // Part of the dispatcher (see dispatch_rules.h): a call's operands, its workspace, and the paths that run A and B
 // in place (direct tiles, row streams, wide rows, split K).
@@ -30,10 +30,14 @@ struct Gemm {
   const ConvGeometry* conv = nullptr;  // kGatherA: the convolution whose implicit A this is
   int64_t first_row = 0;               // kGatherA: A's row 0 is the convolution's row first_row
   const PostOps* post = nullptr;       // the fused epilogue, applied by finish(); none where null
+  // kPackedB: B is the panels pack_b laid out (see dispatch_packed_b.h), ldb their padded width, and this call's B
+  // starts at their column packed_b_column (a thread's share starts further on).
+  int64_t packed_b_column = 0;
 
   bool a_transposed() const { return (layout & kTransA) != 0; }
   bool b_transposed() const { return (layout & kTransB) != 0; }
   bool a_gathered() const { return (layout & kGatherA) != 0; }
+  bool b_packed() const { return (layout & kPackedB) != 0; }
   // A from its row i on, B from its column j on, in either storage.
   void move_a_to_row(int64_t i) {
     if (a_gathered())
@@ -50,6 +54,12 @@ struct Gemm {
       k.pack_a_transposed(A + p * lda + i, lda, rows, depth, out);
     else
       k.pack_a(A + i * lda + p, lda, rows, depth, out);
+  }
+  // The panels of columns [j, ...) of a B packed before the call (kPackedB), over its k slice [p, p + depth): the
+  // slices lie one after another, ldb floats per row of them, and each holds its rows' NR-wide panels in column
+  // order, depth * NR floats apart (j is a multiple of NR).
+  const float* packed_b_panels(int64_t p, int64_t j, int64_t depth) const {
+    return B + p * ldb + (packed_b_column + j) * depth;
   }
   // Packs columns [j, j + cols) of B over k [p, p + depth) into kernel k's micro-panels, from either storage.
   void pack_b(const Kernel& k, int64_t p, int64_t j, int64_t cols, int64_t depth, float* out) const {

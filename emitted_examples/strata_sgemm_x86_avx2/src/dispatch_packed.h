@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   dbf2119215c1a34cf41fb4d89f68d0a3e29cce0afd9f37663411650b2a11b7ac  template cpu/runtime/dispatch_packed.h
+//   71dbe1b0f768b01d45f742aea694479048a1c3026d71ab36af50f8984bfcf64b  template cpu/runtime/dispatch_packed.h
 
 // Part of the dispatcher (see dispatch_rules.h): the packed path, level-2 and level-1 blocks over packed panels,
 // and the streamed path, which packs A alone.
@@ -93,11 +93,17 @@ void run_block(const Gemm& g, const Kernel& k, const BlockJob& job, ThreadBuffer
         next_cols = std::min<int64_t>(k.n1, job.j2 + job.n2 - j1 - k.n1);
       }
       const int64_t rows_per_call = next_b == nullptr ? 0 : strata_model::ceil_div(next_rows, block_calls);
-      const int64_t b_slot = (j1 / k.n1 * k_slices + slice) % buffers.b_slots;
-      float* b_block = buffers.b + b_slot * b_block_floats(k);
-      if (!buffers.held_b[b_slot].holds(j1, p1, n1, k1)) {
-        g.pack_b(k, p1, j1, n1, k1, b_block);
-        buffers.held_b[b_slot] = PackedBlock{j1, p1, n1, k1};
+      const float* b_block = nullptr;
+      if (g.b_packed()) {
+        b_block = g.packed_b_panels(p1, j1, k1);
+      } else {
+        const int64_t b_slot = (j1 / k.n1 * k_slices + slice) % buffers.b_slots;
+        float* const slot = buffers.b + b_slot * b_block_floats(k);
+        if (!buffers.held_b[b_slot].holds(j1, p1, n1, k1)) {
+          g.pack_b(k, p1, j1, n1, k1, slot);
+          buffers.held_b[b_slot] = PackedBlock{j1, p1, n1, k1};
+        }
+        b_block = slot;
       }
       const float beta = p1 == 0 ? g.beta : 1.0f;  // later k slices accumulate onto the first one's result
       for (int64_t tile_i = 0; tile_i < job.tiles_m; ++tile_i) {
@@ -208,11 +214,15 @@ void packed_task(void* context, int64_t index) {
   g.N = share_start(g.N, k.nr, col_share + 1, job.col_shares) - j0;
   if (g.M == 0 || g.N == 0) return;
   g.move_a_to_row(i0);
-  g.B = g.b_from_column(j0);
+  if (g.b_packed())
+    g.packed_b_column += j0;
+  else
+    g.B = g.b_from_column(j0);
   g.C += i0 * g.ldc + j0;
   const int64_t buffer_floats = thread_floats(k, job.b_slots);
   float* const a_buffers = job.buffers + index * buffer_floats;
-  const int64_t streamed = g.b_transposed() ? 0 : streamed_rows(k, g.M, job.g->N, job.g->K, buffer_floats);
+  const bool b_in_place = !g.b_transposed() && !g.b_packed();
+  const int64_t streamed = b_in_place ? streamed_rows(k, g.M, job.g->N, job.g->K, buffer_floats) : 0;
   if (streamed > 0) {
     for (int64_t i = 0; i < g.M; i += streamed) {
       Gemm block = g;
@@ -231,7 +241,7 @@ void packed_task(void* context, int64_t index) {
   const PackedBlock empty{-1, -1, 0, 0};
   std::fill_n(buffers.held_a, buffers.slots, empty);
   std::fill_n(buffers.held_b, buffers.b_slots, empty);
-  const bool fetches_next_b = asks_b_ahead(k, g.M, job.g->N, job.g->K);
+  const bool fetches_next_b = !g.b_packed() && asks_b_ahead(k, g.M, job.g->N, job.g->K);
   for (int64_t p2 = 0; p2 < g.K; p2 += k.k2)
     for (int64_t i2 = 0; i2 < g.M; i2 += k.m2)
       for (int64_t j2 = 0; j2 < g.N; j2 += k.n2) {

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -241,14 +242,14 @@ execute(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, b
 }
 
 // A call with an epilogue (see post_ops_of), or the plain call where it is null: the call's checks first, then the
-// epilogue's, which reads C's extent.
-STRATA_X(status) execute_with_epilogue(Gemm g, const STRATA_X(epilogue_t) * epilogue) noexcept {
-  if (epilogue == nullptr) return execute(g, -1, nullptr, 0, false);
+// epilogue's, which reads C's extent. forced: the kernel the call must run, or -1.
+STRATA_X(status) execute_with_epilogue(Gemm g, const STRATA_X(epilogue_t) * epilogue, int32_t forced = -1) noexcept {
+  if (epilogue == nullptr) return execute(g, forced, nullptr, 0, false);
   if (const STRATA_X(status) s = check(g); s != STRATA_C(OK)) return s;
   PostOps post;
   if (const STRATA_X(status) s = post_ops_of(epilogue, g, &post); s != STRATA_C(OK)) return s;
   g.post = &post;
-  return execute(g, -1, nullptr, 0, false);
+  return execute(g, forced, nullptr, 0, false);
 }
 
 // ran_at_once's direct_all, out of line, so that its Gemm on the stack and the registers it saves are no cost to a
@@ -427,6 +428,7 @@ const char* STRATA_X(status_string)(STRATA_X(status) status) {
     case STRATA_C(OUT_OF_MEMORY): return "out of memory";
     case STRATA_C(UNSUPPORTED_CPU): return "this CPU lacks " STRATA_ISA_NAME;
     case STRATA_C(SYSTEM_ERROR): return "the system refused a resource the call needed";
+    case STRATA_C(PACKED_B_MISMATCH): return "the packed B was packed by another package or for another N or K";
   }
   return "unknown status";
 }
@@ -563,6 +565,9 @@ const char* STRATA_X(version)(void) { return STRATA_C(VERSION_STRING); }
 const char* STRATA_X(provenance)(void) { return kProvenance; }
 
 }  // extern "C"
+
+// Weights packed once (pack_b) and the calls that read them.
+#include "dispatch_packed_b.h"
 
 // A convolution package's entry points (config.h says whether this is one).
 #if STRATA_CONV_PACKAGE

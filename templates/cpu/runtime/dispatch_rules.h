@@ -26,8 +26,11 @@ constexpr int32_t kTransB = 2;
 // width (the rows of a tap's GEMM in place), each capped at kConvFieldCap, beyond which a run's or a row's fixed
 // costs are noise.
 constexpr int32_t kGatherA = 4;
-constexpr int kConvShift = 3;
-constexpr int kConvFieldBits = 14;
+// B packed before the call, by pack_b (see dispatch_packed_b.h): such a call runs the packed path on the kernel B was
+// packed for, and its price leaves out B's packing.
+constexpr int32_t kPackedB = 8;
+constexpr int kConvShift = 4;
+constexpr int kConvFieldBits = 13;
 constexpr int64_t kConvFieldCap = (int64_t{1} << kConvFieldBits) - 1;
 constexpr int32_t conv_layout(int32_t layout, int64_t channels, int64_t row) {
   const auto field = [](int64_t v) { return static_cast<int32_t>(v < kConvFieldCap ? v : kConvFieldCap); };
