@@ -269,6 +269,21 @@ typedef struct {
                                                                    const float* input, const float* filter,
                                                                    float beta, float* output,
                                                                    const {{PACKAGE}}_epilogue_t* epilogue);
+/* A filter packed once (see pack_b) for the convolutions of this description's filter extent, channels and output
+ * channels: conv2d_pack_filter packs into caller memory of packed_b_size(out_c, kernel_h * kernel_w * in_c) bytes,
+ * conv2d_pack_filter_alloc into memory the package allocates (freed by packed_b_free); the kernel is the one the
+ * model prices best for this description's output pixels. conv2d_packed is conv2d_epilogue on it; a packed filter
+ * from another package, or for another out_c, in_c, kernel_h or kernel_w, returns PACKED_B_MISMATCH. The other
+ * statuses are conv2d's, and pack_b's for the memory. */
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_conv2d_pack_filter(const {{PACKAGE}}_conv2d_t* conv,
+                                                                      const float* filter, void* packed,
+                                                                      size_t packed_bytes);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_conv2d_pack_filter_alloc(const {{PACKAGE}}_conv2d_t* conv,
+                                                                            const float* filter, void** packed);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_conv2d_packed(const {{PACKAGE}}_conv2d_t* conv, float alpha,
+                                                                 const float* input, const void* packed_filter,
+                                                                 float beta, float* output,
+                                                                 const {{PACKAGE}}_epilogue_t* epilogue);
 /* The output's extent, with the same checks as conv2d(). */
 {{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_conv2d_output_size(const {{PACKAGE}}_conv2d_t* conv,
                                                                       int64_t* out_h, int64_t* out_w);

@@ -96,19 +96,35 @@ void CheckConv(Tally& tally, const Conv& given, int threads, uint64_t seed) {
   block.bias_kind = {{PACKAGE_UPPER}}_BIAS_PER_COLUMN, block.bias = bias.data();
   block.residual = residual.data(), block.ldr = ldr;
   block.activation = {{PACKAGE_UPPER}}_ACTIVATION_RELU;
+  // The fourth and fifth run on the filter packed once (conv2d_pack_filter into caller memory at an odd offset, or
+  // conv2d_pack_filter_alloc), the fifth with the epilogue.
+  const float* weights = filter.empty() ? nullptr : filter.data();
+  const size_t packed_bytes = {{PACKAGE}}_packed_b_size(c.out_c, c.kernel_h * c.kernel_w * c.in_c);
+  std::vector<unsigned char> packed_memory(packed_bytes + 3);
+  void* allocated = nullptr;
+  const Status packed_status =
+      seed % 2 == 0 ? {{PACKAGE}}_conv2d_pack_filter(&c, weights, packed_memory.data() + 3, packed_bytes)
+                    : {{PACKAGE}}_conv2d_pack_filter_alloc(&c, weights, &allocated);
+  const void* packed_filter = allocated != nullptr ? allocated : packed_memory.data() + 3;
+  tally.Expect(packed_status == kOk, Format("%s: conv2d_pack_filter%s returned %s", name.c_str(),
+                                            seed % 2 == 0 ? "" : "_alloc", StatusName(packed_status)));
   const struct {
     float alpha, beta;
     const Epilogue* epilogue;
-  } combos[3] = { {1.0f, 0.0f, nullptr}, {-0.5f, 2.0f, nullptr}, {1.0f, 0.5f, &block} };
+    bool packed;
+  } combos[5] = { {1.0f, 0.0f, nullptr, false}, {-0.5f, 2.0f, nullptr, false}, {1.0f, 0.5f, &block, false},
+                  {0.75f, 0.0f, nullptr, true}, {1.0f, -1.0f, &block, true} };
   for (const auto& combo : combos) {
+    if (combo.packed && packed_status != kOk) continue;
     std::vector<float> output(outputs + 1, kNaN), before(outputs);
     if (combo.beta != 0.0f)
       for (size_t i = 0; i < outputs; ++i) output[i] = before[i] = random.Next();
     output[outputs] = kSentinel;
     const float* in = input.empty() ? nullptr : input.data();
-    const float* weights = filter.empty() ? nullptr : filter.data();
     const Status status =
-        combo.epilogue == nullptr
+        combo.packed ? {{PACKAGE}}_conv2d_packed(&c, combo.alpha, in, packed_filter, combo.beta, output.data(),
+                                                 combo.epilogue)
+        : combo.epilogue == nullptr
             ? {{PACKAGE}}_conv2d(&c, combo.alpha, in, weights, combo.beta, output.data())
             : {{PACKAGE}}_conv2d_epilogue(&c, combo.alpha, in, weights, combo.beta, output.data(), combo.epilogue);
     std::string problem;
@@ -128,11 +144,12 @@ void CheckConv(Tally& tally, const Conv& given, int threads, uint64_t seed) {
                          static_cast<double>(output[i]), expected);
     }
     if (problem.empty() && BitsOf(output[outputs]) != kSentinelBits) problem = "wrote past the output";
-    tally.Expect(problem.empty(), Format("%s, alpha %g beta %g%s: %s", name.c_str(), static_cast<double>(combo.alpha),
-                                         static_cast<double>(combo.beta),
+    tally.Expect(problem.empty(), Format("%s, alpha %g beta %g%s%s: %s", name.c_str(),
+                                         static_cast<double>(combo.alpha), static_cast<double>(combo.beta),
                                          combo.epilogue != nullptr ? ", bias, residual and ReLU" : "",
-                                         problem.c_str()));
+                                         combo.packed ? ", packed filter" : "", problem.c_str()));
   }
+  {{PACKAGE}}_packed_b_free(allocated);
 }
 
 Conv MakeConv(int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t out_c, int64_t kernel_h,
@@ -240,6 +257,34 @@ void CheckConvArguments(Tally& tally) {
                "conv2d with a null input did not return NULL_POINTER");
   tally.Expect({{PACKAGE}}_conv2d(&good, 1.0f, input, nullptr, 0.0f, output) == kNullPointer,
                "conv2d with a null filter did not return NULL_POINTER");
+  // A packed filter serves descriptions of its extent and channels only, and only this package's.
+  void* packed = nullptr;
+  const Status packed_status = {{PACKAGE}}_conv2d_pack_filter_alloc(&good, filter, &packed);
+  tally.Expect(packed_status == kOk, Format("conv2d_pack_filter_alloc returned %s", StatusName(packed_status)));
+  if (packed_status == kOk) {
+    Conv other = good;  // the same K = kernel_h * kernel_w * in_c, another filter extent
+    other.kernel_h = 1, other.kernel_w = 1, other.in_c = 27, other.pad_h = other.pad_w = 0;
+    Conv wider = good;  // another out_c
+    wider.out_c += 1;
+    for (const Conv& bad : {WithFacts(other), wider}) {
+      const Status got = {{PACKAGE}}_conv2d_packed(&bad, 1.0f, input, packed, 0.0f, output, nullptr);
+      tally.Expect(got == kPackedBMismatch,
+                   Format("conv2d_packed with a filter packed for another description returned %s", StatusName(got)));
+    }
+    const Status plain_gemm = {{PACKAGE}}_gemm_packed_b({{PACKAGE_UPPER}}_NO_TRANS, 4, good.out_c, 27, 1.0f, input, 27,
+                                                        packed, 0.0f, output, good.out_c, nullptr);
+    tally.Expect(plain_gemm == kPackedBMismatch,
+                 Format("gemm_packed_b with a packed filter returned %s", StatusName(plain_gemm)));
+    tally.Expect({{PACKAGE}}_conv2d_packed(&good, 1.0f, input, nullptr, 0.0f, output, nullptr) == kNullPointer,
+                 "conv2d_packed with a null packed filter did not return NULL_POINTER");
+  }
+  {{PACKAGE}}_packed_b_free(packed);
+  tally.Expect({{PACKAGE}}_conv2d_pack_filter(&good, filter, output, 1) == kWorkspaceTooSmall,
+               "conv2d_pack_filter into one byte did not return WORKSPACE_TOO_SMALL");
+  c = good;
+  c.kernel_h = 0;
+  tally.Expect({{PACKAGE}}_conv2d_pack_filter_alloc(&c, filter, &packed) == kInvalidSize && packed == nullptr,
+               "conv2d_pack_filter_alloc with kernel_h 0 did not return INVALID_SIZE and a null pointer");
   {{PACKAGE}}_plan_t plan;
   tally.Expect({{PACKAGE}}_conv2d_plan(&good, &plan) == kOk && plan.threads >= 1,
                "conv2d_plan of a 3x3 convolution failed");

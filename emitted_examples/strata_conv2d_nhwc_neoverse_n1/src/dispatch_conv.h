@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
-//   abc1e86e0049b7b38ece853442b0a8cf19f7600bb32a1bc2a878a5b61f82d9bb  template cpu/runtime/dispatch_conv.h
+//   4b5005b14976562dfc0a8677fb9f4693d9435cd04e0cb9f1a4e415e9e3abd056  template cpu/runtime/dispatch_conv.h
 
 // Part of the dispatcher in convolution packages: a 2-D convolution as an implicit GEMM over the packed path, its A
 // gathered from the input as it is packed (conv_gather.h), and its C API. Fixed text, copied verbatim into
@@ -136,6 +136,51 @@ STRATA_X(conv2d_epilogue)
   if (status != STRATA_C(OK)) return status;
   call.geometry.input = input;
   return execute_with_epilogue(conv_gemm(call, alpha, input, filter, beta, output), epilogue);
+}
+
+STRATA_X(status)
+STRATA_X(conv2d_pack_filter)
+(const STRATA_X(conv2d_t) * conv, const float* filter, void* packed, size_t packed_bytes) {
+  using namespace STRATA_PACKAGE_INTERNAL;
+  ConvCall call;
+  if (const STRATA_X(status) s = conv_call(conv, &call); s != STRATA_C(OK)) return s;
+  const Gemm g = conv_gemm(call, 1.0f, nullptr, filter, 0.0f, nullptr);
+  // The kernel is chosen for calls of this description's pixels, gathered as its calls gather them.
+  const PackedBUse use{call.plain_gemm ? 0 : g.layout & ~kTransB, conv->kernel_h, conv->kernel_w};
+  try {
+    return pack_b_into(g.b_transposed() ? STRATA_C(TRANS) : STRATA_C(NO_TRANS), call.N, call.K,
+                       std::max<int64_t>(1, call.M), filter, g.ldb, packed, packed_bytes, use);
+  } catch (...) {  // the plans' thread count may ask the system for a resource
+    return STRATA_C(SYSTEM_ERROR);
+  }
+}
+
+STRATA_X(status)
+STRATA_X(conv2d_pack_filter_alloc)(const STRATA_X(conv2d_t) * conv, const float* filter, void** packed) {
+  using namespace STRATA_PACKAGE_INTERNAL;
+  if (packed == nullptr) return STRATA_C(NULL_POINTER);
+  *packed = nullptr;
+  ConvCall call;
+  if (const STRATA_X(status) s = conv_call(conv, &call); s != STRATA_C(OK)) return s;
+  return pack_allocated(call.N, call.K, packed, [&](void* memory, size_t bytes) {
+    return STRATA_X(conv2d_pack_filter)(conv, filter, memory, bytes);
+  });
+}
+
+STRATA_X(status)
+STRATA_X(conv2d_packed)
+(const STRATA_X(conv2d_t) * conv, float alpha, const float* input, const void* packed_filter, float beta,
+ float* output, const STRATA_X(epilogue_t) * epilogue) {
+  using namespace STRATA_PACKAGE_INTERNAL;
+  ConvCall call;
+  if (const STRATA_X(status) s = conv_call(conv, &call); s != STRATA_C(OK)) return s;
+  call.geometry.input = input;
+  Gemm g = conv_gemm(call, alpha, input, nullptr, beta, output);
+  int32_t forced = 0;
+  if (const STRATA_X(status) s = on_packed_b(packed_filter, conv->kernel_h, conv->kernel_w, &g, &forced);
+      s != STRATA_C(OK))
+    return s;
+  return execute_with_epilogue(g, epilogue, forced);
 }
 
 STRATA_X(status) STRATA_X(conv2d_plan)(const STRATA_X(conv2d_t) * conv, STRATA_X(plan_t) * plan) {

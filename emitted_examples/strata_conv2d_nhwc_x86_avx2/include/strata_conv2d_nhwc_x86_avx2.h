@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   c2da1d22b8a7855cb28231f47d0d5f37b870a0136c6e755be781465801b3c441  template cpu/api.h.tpl
+//   e0e42ed282ee236b067d228a930f9c8dd296beda3cec12149028ffc50ba5338a  template cpu/api.h.tpl
 
 #ifndef STRATA_CONV2D_NHWC_X86_AVX2_H_
 #define STRATA_CONV2D_NHWC_X86_AVX2_H_
@@ -29,7 +29,7 @@
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_MAJOR 0
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_MINOR 1
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_PATCH 0
-#define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_STRING "0.1.0+305fda1c3d21"
+#define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_STRING "0.1.0+1b785d3d9d52"
 
 /* STRATA_CONV2D_NHWC_X86_AVX2_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_CONV2D_NHWC_X86_AVX2_SHARED for the library and its users and
@@ -278,6 +278,21 @@ STRATA_CONV2D_NHWC_X86_AVX2_API strata_conv2d_nhwc_x86_avx2_status strata_conv2d
                                                                    const float* input, const float* filter,
                                                                    float beta, float* output,
                                                                    const strata_conv2d_nhwc_x86_avx2_epilogue_t* epilogue);
+/* A filter packed once (see pack_b) for the convolutions of this description's filter extent, channels and output
+ * channels: conv2d_pack_filter packs into caller memory of packed_b_size(out_c, kernel_h * kernel_w * in_c) bytes,
+ * conv2d_pack_filter_alloc into memory the package allocates (freed by packed_b_free); the kernel is the one the
+ * model prices best for this description's output pixels. conv2d_packed is conv2d_epilogue on it; a packed filter
+ * from another package, or for another out_c, in_c, kernel_h or kernel_w, returns PACKED_B_MISMATCH. The other
+ * statuses are conv2d's, and pack_b's for the memory. */
+STRATA_CONV2D_NHWC_X86_AVX2_API strata_conv2d_nhwc_x86_avx2_status strata_conv2d_nhwc_x86_avx2_conv2d_pack_filter(const strata_conv2d_nhwc_x86_avx2_conv2d_t* conv,
+                                                                      const float* filter, void* packed,
+                                                                      size_t packed_bytes);
+STRATA_CONV2D_NHWC_X86_AVX2_API strata_conv2d_nhwc_x86_avx2_status strata_conv2d_nhwc_x86_avx2_conv2d_pack_filter_alloc(const strata_conv2d_nhwc_x86_avx2_conv2d_t* conv,
+                                                                            const float* filter, void** packed);
+STRATA_CONV2D_NHWC_X86_AVX2_API strata_conv2d_nhwc_x86_avx2_status strata_conv2d_nhwc_x86_avx2_conv2d_packed(const strata_conv2d_nhwc_x86_avx2_conv2d_t* conv, float alpha,
+                                                                 const float* input, const void* packed_filter,
+                                                                 float beta, float* output,
+                                                                 const strata_conv2d_nhwc_x86_avx2_epilogue_t* epilogue);
 /* The output's extent, with the same checks as conv2d(). */
 STRATA_CONV2D_NHWC_X86_AVX2_API strata_conv2d_nhwc_x86_avx2_status strata_conv2d_nhwc_x86_avx2_conv2d_output_size(const strata_conv2d_nhwc_x86_avx2_conv2d_t* conv,
                                                                       int64_t* out_h, int64_t* out_w);

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   c2da1d22b8a7855cb28231f47d0d5f37b870a0136c6e755be781465801b3c441  template cpu/api.h.tpl
+//   e0e42ed282ee236b067d228a930f9c8dd296beda3cec12149028ffc50ba5338a  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_X86_AVX2_H_
 #define STRATA_SGEMM_X86_AVX2_H_
@@ -29,7 +29,7 @@
 #define STRATA_SGEMM_X86_AVX2_VERSION_MAJOR 0
 #define STRATA_SGEMM_X86_AVX2_VERSION_MINOR 1
 #define STRATA_SGEMM_X86_AVX2_VERSION_PATCH 0
-#define STRATA_SGEMM_X86_AVX2_VERSION_STRING "0.1.0+b3ffa10bef4e"
+#define STRATA_SGEMM_X86_AVX2_VERSION_STRING "0.1.0+a8629676fe47"
 
 /* STRATA_SGEMM_X86_AVX2_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_X86_AVX2_SHARED for the library and its users and

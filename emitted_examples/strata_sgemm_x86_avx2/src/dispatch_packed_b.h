@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   e3179b59523a0b1b5af7ee05310e3eef63ce4a6db7edd2fa56d9a09fec072e0f  template cpu/runtime/dispatch_packed_b.h
+//   cc580c13a58d703a21211dc08f81d5ab5fd042dfd54bc45858c66cc81cf82104  template cpu/runtime/dispatch_packed_b.h
 
 // Part of the dispatcher: a B packed once (pack_b) into the micro-panels of one kernel, and the calls that read it
 // (gemm_packed_b): inference multiplies the same weights by thousands of inputs, and packing them on every call is a
@@ -21,6 +21,8 @@ struct PackedBHeader {
   char magic[8];
   uint64_t package;       // package_fingerprint() of the package that packed it
   int64_t n, k, max_m;    // what it was packed for
+  int64_t filter_h;       // a convolution's filter: its height and width (then K = filter_h filter_w in_c);
+  int64_t filter_w;       // 0 for a GEMM's B
   int64_t width;          // the panels' padded width: N rounded up to the kernel's NR
   int64_t panels_offset;  // bytes from the header's start to the panels, which start 64-byte aligned
   int32_t kernel;         // the kernel whose panels these are
@@ -59,8 +61,9 @@ size_t packed_b_bytes(int64_t N, int64_t K) {
 
 // The kernel whose packed plans the model prices best, on `threads` threads, over calls of 1 to max_m rows: the
 // least geometric mean of their seconds at M = 1, 2, 4, ... and max_m. Past `threads` level-2 rows of the tallest
-// kernel each plan's time grows in proportion to M, and larger samples would change no ranking.
-int32_t packed_b_kernel(int64_t N, int64_t K, int64_t max_m, int32_t threads) {
+// kernel each plan's time grows in proportion to M, and larger samples would change no ranking. layout: the calls'
+// layout bits besides kPackedB (a convolution's gather, see conv_layout).
+int32_t packed_b_kernel(int64_t N, int64_t K, int64_t max_m, int32_t threads, int32_t layout) {
   if (N == 0 || K == 0) return 0;
   int64_t tallest = 1;
   for (int32_t id = 0; id < kKernelCount; ++id) tallest = std::max(tallest, kKernels[id].m2);
@@ -70,7 +73,7 @@ int32_t packed_b_kernel(int64_t N, int64_t K, int64_t max_m, int32_t threads) {
   for (int32_t id = 0; id < kKernelCount; ++id) {
     double score = 0.0;
     for (int64_t m = 1;; m = std::min(2 * m, last)) {
-      score += std::log(planned(m, N, K, threads, id, kPackedB).seconds);
+      score += std::log(planned(m, N, K, threads, id, layout | kPackedB).seconds);
       if (m == last) break;
     }
     if (score < best_score) {
@@ -81,10 +84,17 @@ int32_t packed_b_kernel(int64_t N, int64_t K, int64_t max_m, int32_t threads) {
   return best;
 }
 
+// What a packed B is for besides its N and K: the calls' layout bits (see packed_b_kernel), and for a convolution's
+// filter its height and width (both 0 for a GEMM's B).
+struct PackedBUse {
+  int32_t layout;
+  int64_t filter_h, filter_w;
+};
+
 // pack_b's arguments, checked in the order of the status list, and B packed into `memory`.
 STRATA_X(status)
 pack_b_into(STRATA_X(transpose) trans_b, int64_t N, int64_t K, int64_t max_m, const float* B, int64_t ldb,
-            void* memory, size_t bytes) {
+            void* memory, size_t bytes, const PackedBUse& use) {
   const int32_t layout = layout_of(STRATA_C(NO_TRANS), trans_b);
   if (layout < 0 || max_m < 1) return STRATA_C(INVALID_ARGUMENT);
   if (N < 0 || K < 0) return STRATA_C(INVALID_SIZE);
@@ -95,7 +105,7 @@ pack_b_into(STRATA_X(transpose) trans_b, int64_t N, int64_t K, int64_t max_m, co
   if (needed == 0 || (transposed ? extent(N, K, ldb) : extent(K, N, ldb)) < 0) return STRATA_C(SIZE_OVERFLOW);
   if (bytes < needed) return STRATA_C(WORKSPACE_TOO_SMALL);
   if (!cpu_supported()) return STRATA_C(UNSUPPORTED_CPU);
-  const int32_t id = packed_b_kernel(N, K, max_m, configured_threads());
+  const int32_t id = packed_b_kernel(N, K, max_m, configured_threads(), use.layout);
   const Kernel& k = kKernels[id];
   unsigned char* const base = static_cast<unsigned char*>(memory);
   const uintptr_t after_header = reinterpret_cast<uintptr_t>(base) + sizeof(PackedBHeader);
@@ -105,6 +115,7 @@ pack_b_into(STRATA_X(transpose) trans_b, int64_t N, int64_t K, int64_t max_m, co
   std::memcpy(header.magic, kPackedBMagic, sizeof header.magic);
   header.package = package_fingerprint();
   header.n = N, header.k = K, header.max_m = max_m;
+  header.filter_h = use.filter_h, header.filter_w = use.filter_w;
   header.width = round_up(N, k.nr);
   header.panels_offset = offset;
   header.kernel = id;
@@ -125,33 +136,56 @@ pack_b_into(STRATA_X(transpose) trans_b, int64_t N, int64_t K, int64_t max_m, co
   return STRATA_C(OK);
 }
 
-// The header of a packed B that this package packed for N and K, or PACKED_B_MISMATCH.
-STRATA_X(status) packed_b_header(const void* packed, int64_t N, int64_t K, PackedBHeader* header) {
-  std::memcpy(header, packed, sizeof *header);
-  if (std::memcmp(header->magic, kPackedBMagic, sizeof header->magic) != 0 ||
-      header->package != package_fingerprint() || header->kernel < 0 || header->kernel >= kKernelCount ||
-      header->n != N || header->k != K)
+// Turns g, a call on N x K that passed its own size checks, into a call on the packed B (kPackedB; B as packed
+// needs no transpose bit): B its panels, ldb their width, *forced the kernel they were packed for; PACKED_B_MISMATCH
+// where this package did not pack it for g's N and K and `filter_h` x `filter_w` (0 x 0: a GEMM's B). A null packed
+// B is allowed where the call reads no B, as a null B is: check() says whether it does.
+STRATA_X(status) on_packed_b(const void* packed, int64_t filter_h, int64_t filter_w, Gemm* g, int32_t* forced) {
+  g->layout = (g->layout & ~kTransB) | kPackedB;
+  g->B = nullptr;
+  g->ldb = std::max<int64_t>(1, g->N);
+  *forced = 0;
+  if (packed == nullptr) return STRATA_C(OK);
+  PackedBHeader header;
+  std::memcpy(&header, packed, sizeof header);
+  if (std::memcmp(header.magic, kPackedBMagic, sizeof header.magic) != 0 || header.package != package_fingerprint() ||
+      header.kernel < 0 || header.kernel >= kKernelCount || header.n != g->N || header.k != g->K ||
+      header.filter_h != filter_h || header.filter_w != filter_w)
     return STRATA_C(PACKED_B_MISMATCH);
+  g->B = reinterpret_cast<const float*>(static_cast<const unsigned char*>(packed) + header.panels_offset);
+  g->ldb = std::max<int64_t>(1, header.width);
+  *forced = header.kernel;
   return STRATA_C(OK);
 }
 
-// A call on a packed B as a Gemm of the packed path (kPackedB): B is the panels, ldb their width. *forced is the
-// kernel they were packed for. A null packed B is allowed where the call reads no B, as a null B is.
+// Packs with pack(memory, bytes) into packed_b_bytes(N, K) of memory the package allocates, returned in *packed where
+// it succeeds (else null, and the memory freed). pack catches what it throws.
+template <typename Pack>
+STRATA_X(status)
+pack_allocated(int64_t N, int64_t K, void** packed, Pack pack) {
+  if (packed == nullptr) return STRATA_C(NULL_POINTER);
+  *packed = nullptr;
+  const size_t bytes = N < 0 || K < 0 ? 0 : packed_b_bytes(N, K);
+  void* const memory = bytes == 0 ? nullptr : std::malloc(bytes);
+  if (bytes > 0 && memory == nullptr) return STRATA_C(OUT_OF_MEMORY);
+  const STRATA_X(status) status = pack(memory, bytes);
+  if (status != STRATA_C(OK)) {
+    std::free(memory);
+    return status;
+  }
+  *packed = memory;
+  return STRATA_C(OK);
+}
+
+// A GEMM call on a packed B (see on_packed_b).
 STRATA_X(status)
 packed_b_gemm(STRATA_X(transpose) trans_a, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
               const void* packed, float beta, float* C, int64_t ldc, Gemm* g, int32_t* forced) {
   const int32_t layout = layout_of(trans_a, STRATA_C(NO_TRANS));
   if (layout < 0) return STRATA_C(INVALID_ARGUMENT);
-  *g = Gemm{M, N, K, alpha, beta, A, lda, nullptr, std::max<int64_t>(1, N), C, ldc, layout | kPackedB};
-  *forced = 0;
-  if (packed == nullptr) return STRATA_C(OK);  // check() says whether the call needs B
-  PackedBHeader header;
   if (M < 0 || N < 0 || K < 0) return STRATA_C(INVALID_SIZE);
-  if (const STRATA_X(status) s = packed_b_header(packed, N, K, &header); s != STRATA_C(OK)) return s;
-  g->B = reinterpret_cast<const float*>(static_cast<const unsigned char*>(packed) + header.panels_offset);
-  g->ldb = std::max<int64_t>(1, header.width);
-  *forced = header.kernel;
-  return STRATA_C(OK);
+  *g = Gemm{M, N, K, alpha, beta, A, lda, nullptr, 1, C, ldc, layout};
+  return on_packed_b(packed, 0, 0, g, forced);
 }
 
 }  // namespace
@@ -166,7 +200,7 @@ STRATA_X(pack_b)
 (STRATA_X(transpose) trans_b, int64_t N, int64_t K, int64_t max_m, const float* B, int64_t ldb, void* packed,
  size_t packed_bytes) {
   try {
-    return pack_b_into(trans_b, N, K, max_m, B, ldb, packed, packed_bytes);
+    return pack_b_into(trans_b, N, K, max_m, B, ldb, packed, packed_bytes, PackedBUse{0, 0, 0});
   } catch (...) {  // the plans' thread count may ask the system for a resource
     return STRATA_C(SYSTEM_ERROR);
   }
@@ -175,18 +209,9 @@ STRATA_X(pack_b)
 STRATA_X(status)
 STRATA_X(pack_b_alloc)
 (STRATA_X(transpose) trans_b, int64_t N, int64_t K, int64_t max_m, const float* B, int64_t ldb, void** packed) {
-  if (packed == nullptr) return STRATA_C(NULL_POINTER);
-  *packed = nullptr;
-  const size_t bytes = N < 0 || K < 0 ? 0 : packed_b_bytes(N, K);
-  void* const memory = bytes == 0 ? nullptr : std::malloc(bytes);
-  if (bytes > 0 && memory == nullptr) return STRATA_C(OUT_OF_MEMORY);
-  const STRATA_X(status) status = STRATA_X(pack_b)(trans_b, N, K, max_m, B, ldb, memory, bytes);
-  if (status != STRATA_C(OK)) {
-    std::free(memory);
-    return status;
-  }
-  *packed = memory;
-  return STRATA_C(OK);
+  return pack_allocated(N, K, packed, [&](void* memory, size_t bytes) {
+    return STRATA_X(pack_b)(trans_b, N, K, max_m, B, ldb, memory, bytes);
+  });
 }
 
 void STRATA_X(packed_b_free)(void* packed) { std::free(packed); }

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   c2da1d22b8a7855cb28231f47d0d5f37b870a0136c6e755be781465801b3c441  template cpu/api.h.tpl
+//   e0e42ed282ee236b067d228a930f9c8dd296beda3cec12149028ffc50ba5338a  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_ZEN4_AVX512_H_
 #define STRATA_SGEMM_ZEN4_AVX512_H_
@@ -29,7 +29,7 @@
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_MAJOR 0
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_MINOR 1
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_PATCH 0
-#define STRATA_SGEMM_ZEN4_AVX512_VERSION_STRING "0.1.0+a007ece8d37e"
+#define STRATA_SGEMM_ZEN4_AVX512_VERSION_STRING "0.1.0+e3da5c666fa0"
 
 /* STRATA_SGEMM_ZEN4_AVX512_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_ZEN4_AVX512_SHARED for the library and its users and
