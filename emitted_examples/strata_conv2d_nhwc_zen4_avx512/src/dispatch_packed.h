@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   71dbe1b0f768b01d45f742aea694479048a1c3026d71ab36af50f8984bfcf64b  template cpu/runtime/dispatch_packed.h
+//   31fe91dd1fdf77869ff6432ad876ba0e0a7b22f95288a6e51816d2359bf7b5e6  template cpu/runtime/dispatch_packed.h
 
 // Part of the dispatcher (see dispatch_rules.h): the packed path, level-2 and level-1 blocks over packed panels,
 // and the streamed path, which packs A alone.
@@ -287,6 +287,66 @@ void run_direct(const Gemm& g, const Plan& plan) {
   const int64_t threads = std::min<int64_t>(plan.threads, tiles);
   DirectJob job{&g, &k, tiles, tiles_m, std::max<int64_t>(1, tiles / (threads * kChunksPerThread))};
   parallel_for(threads, direct_task, &job);
+}
+
+// A call on a packed B (kPackedB) with A in place: each panel of a packed k slice is a row-major B of NR columns
+// (ldb = NR), which the kernels' direct strips read as they read a B in place. Row blocks of direct_block_rows rows
+// walk the panels innermost, so that a block's rows of A stay in the direct cache across them; each k slice is a pass
+// over the block's C, whose epilogue follows the last.
+void packed_b_in_place(const Gemm& g, const Kernel& k, int64_t i0, int64_t rows, int64_t j0, int64_t cols) {
+  TileArgs args = tile_args_of(g);
+  args.lda = g.lda;
+  args.ldb = k.nr;
+  const bool a_beyond = a_from_beyond(g), c_beyond = c_from_beyond(g);
+  for (int64_t p2 = 0; p2 < g.K; p2 += k.k2)
+    for (int64_t p1 = p2; p1 < std::min(g.K, p2 + k.k2); p1 += k.k1) {
+      const int64_t depth = std::min({k.k1, g.K - p1, p2 + k.k2 - p1});
+      const int64_t block_rows = direct_block_rows(k, rows, cols, depth);
+      for (int64_t i = i0; i < i0 + rows; i += block_rows)
+        for (int64_t j = j0; j < j0 + cols; j += k.nr) {
+          args.k = depth;
+          args.a = g.A + i * g.lda + p1;
+          args.b = g.packed_b_panels(p1, j, depth);
+          args.c = g.C + i * g.ldc + j;
+          args.beta = p1 == 0 ? g.beta : 1.0f;
+          args.rows = std::min(block_rows, i0 + rows - i);
+          args.cols = static_cast<int32_t>(std::min<int64_t>(k.nr, j0 + cols - j));
+          args.fetch_a_ahead = a_beyond && j == j0;
+          args.c_from_beyond = c_beyond;
+          k.direct(args);
+          if (p1 + depth == g.K) finish(g, k, args.c, args.rows, args.cols);
+        }
+    }
+}
+
+struct PackedBInPlaceJob {
+  const Gemm* g;
+  const Kernel* k;
+  int64_t row_shares, col_shares;
+};
+
+void packed_b_in_place_task(void* context, int64_t index) {
+  const PackedBInPlaceJob& job = *static_cast<const PackedBInPlaceJob*>(context);
+  const Gemm& g = *job.g;
+  const int64_t row_share = index / job.col_shares, col_share = index % job.col_shares;
+  const int64_t i0 = share_start(g.M, job.k->mr, row_share, job.row_shares);
+  const int64_t j0 = share_start(g.N, job.k->nr, col_share, job.col_shares);
+  const int64_t rows = share_start(g.M, job.k->mr, row_share + 1, job.row_shares) - i0;
+  const int64_t cols = share_start(g.N, job.k->nr, col_share + 1, job.col_shares) - j0;
+  if (rows > 0 && cols > 0) packed_b_in_place(g, *job.k, i0, rows, j0, cols);
+}
+
+// Threads share C's rows in whole register tiles, or also its panels where it has fewer rows of tiles than threads.
+void run_packed_b_in_place(const Gemm& g, const Plan& plan) {
+  const Kernel& k = kKernels[plan.kernel];
+  using strata_model::ceil_div;
+  const int64_t row_shares = std::min<int64_t>(plan.threads, ceil_div(g.M, k.mr));
+  const int64_t col_shares = std::max<int64_t>(1, std::min(plan.threads / row_shares, ceil_div(g.N, k.nr)));
+  PackedBInPlaceJob job{&g, &k, row_shares, col_shares};
+  if (row_shares * col_shares == 1)
+    packed_b_in_place(g, k, 0, g.M, 0, g.N);
+  else
+    parallel_for(row_shares * col_shares, packed_b_in_place_task, &job);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   49a127325488b139e3c7c963c060a0261197fc6f393acd58f64cd11321d544aa  template cpu/runtime/dispatch_layout_prices.h
+//   5049df9639df45cc8101314e9480c6ed546800aa10a55e45841e8e28bbf5fc85  template cpu/runtime/dispatch_layout_prices.h
 
 // Part of the dispatcher (see dispatch_rules.h): the prices of what an operand's layout adds to a call: dot products
 // over a transposed B, row-major copies of transposed operands, a convolution's gather and its in-place path, and
@@ -123,6 +123,14 @@ bool runs_dots(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout) {
   const double dots_s = direct_seconds(dots_work(id, M, N, K), 1, 1.0) + transposes_s(M, N, K, layout & kTransA);
   const double copies_s = direct_seconds(direct_work(id, M, N, K), 1, 1.0) + transposes_s(M, N, K, layout);
   return dots_s <= copies_s;
+}
+
+// A call on a packed B (kPackedB) with A in place: C's register tiles as direct strips over B's panels, one packed k
+// slice at a time, in row blocks (see run_packed_b_in_place).
+DirectWork packed_b_direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
+  const Kernel& k = kKernels[id];
+  const int64_t block_rows = direct_block_rows(k, M, N, std::min(k.k1, K));
+  return tiles_work(id, M, N, K, k.k1, block_rows, call_bytes(M, N, K), false);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   665fc9f9ccb78de5b40881c2f3736a477382b770a69b24a300842813904a52c8  template cpu/runtime/dispatch.cpp
+//   1fb40e78330c3020a7a9eb12dc10e448e276e3f5aa05f064bf880c07bcbe3a1a  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: the per-call plan (kernel, blocking, threads) from the cost model in cost_model.h,
 // packing, the loops around the micro-kernels, the thread pool, strided batches and the C API.
@@ -186,6 +186,18 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
 #if STRATA_CONV_PACKAGE
   if (g.a_gathered() && !plan.packed) return run_direct_conv(g, plan, kKernels[plan.kernel]);
 #endif
+  if (g.b_packed() && !plan.packed) {  // A in place over B's panels, a transposed A from a row-major copy
+    Gemm call = g;
+    if (g.a_transposed()) {
+      Gemm a_only = g;
+      a_only.layout = kTransA;
+      call = row_major_copies(a_only, kKernels[plan.kernel]);
+      if (call.A == nullptr) return STRATA_C(OUT_OF_MEMORY);
+      call.layout = kPackedB;
+    }
+    run_packed_b_in_place(call, plan);
+    return STRATA_C(OK);
+  }
   if (plan.dots) {
     const Kernel& k = kKernels[plan.kernel];
     Gemm call = g;

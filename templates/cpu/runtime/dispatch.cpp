@@ -177,6 +177,18 @@ run_call(const Gemm& g, int32_t forced, void* workspace, size_t workspace_size, 
 #if STRATA_CONV_PACKAGE
   if (g.a_gathered() && !plan.packed) return run_direct_conv(g, plan, kKernels[plan.kernel]);
 #endif
+  if (g.b_packed() && !plan.packed) {  // A in place over B's panels, a transposed A from a row-major copy
+    Gemm call = g;
+    if (g.a_transposed()) {
+      Gemm a_only = g;
+      a_only.layout = kTransA;
+      call = row_major_copies(a_only, kKernels[plan.kernel]);
+      if (call.A == nullptr) return STRATA_C(OUT_OF_MEMORY);
+      call.layout = kPackedB;
+    }
+    run_packed_b_in_place(call, plan);
+    return STRATA_C(OK);
+  }
   if (plan.dots) {
     const Kernel& k = kKernels[plan.kernel];
     Gemm call = g;

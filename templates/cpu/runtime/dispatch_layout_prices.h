@@ -117,6 +117,14 @@ bool runs_dots(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout) {
   return dots_s <= copies_s;
 }
 
+// A call on a packed B (kPackedB) with A in place: C's register tiles as direct strips over B's panels, one packed k
+// slice at a time, in row blocks (see run_packed_b_in_place).
+DirectWork packed_b_direct_work(int32_t id, int64_t M, int64_t N, int64_t K) {
+  const Kernel& k = kKernels[id];
+  const int64_t block_rows = direct_block_rows(k, M, N, std::min(k.k1, K));
+  return tiles_work(id, M, N, K, k.k1, block_rows, call_bytes(M, N, K), false);
+}
+
 }  // namespace
 }  // namespace STRATA_PACKAGE_INTERNAL
 

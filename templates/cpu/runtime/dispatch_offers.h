@@ -24,9 +24,11 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, c
   // copy reads them, writes them beyond the direct cache and the call reads them again (measurements:
   // docs/perf/2026-11-27-layouts/, "copy-or-pack").
   // A convolution is offered gathered and packed, or in place (see dispatch_conv_direct.h). A B packed before the
-  // call is read from its panels, by the packed path alone.
+  // call is read from its panels: with A in place where the rule of a plain call's (use_direct) says so and A is not
+  // gathered, else by the packed path.
   if ((layout & kPackedB) != 0) {
-    offer_path(id, M, N, K, layout, counts, true, best, alone);
+    const bool in_place = (layout & kGatherA) == 0 && use_direct(M, N, K, kKernels[id]);
+    offer_path(id, M, N, K, layout, counts, !in_place, best, alone);
     return;
   }
   if ((layout & kGatherA) != 0) {
@@ -44,22 +46,6 @@ void offer_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, c
       return;  // likewise
   }
   offer_path(id, M, N, K, layout, counts, packed, best, alone);
-}
-
-// The packed path on a B packed before the call, on each of `counts` threads: every thread runs the single-thread
-// loops over its own block of C (see "Thread shares" in dispatch_blocking.h), so the call takes as long as the
-// largest block on one unit, in the grid row_shares_for gives the plan. The model's top level, which spreads whole
-// level-2 tiles over the threads, would see one unit of work in a call of few rows, where the threads share its
-// columns.
-void packed_b_seconds(const Kernel& k, const strata_model::Tiling& tiling, int64_t M, int64_t N, int64_t K,
-                      const ThreadCounts& counts, double* seconds) {
-  const int64_t one = 1;
-  for (int i = 0; i < counts.size; ++i) {
-    const int32_t threads = static_cast<int32_t>(counts.count[i]);
-    const int32_t rows = threads > 1 ? row_shares_for(k, M, N, K, threads) : 1;
-    const int64_t block[3] = {largest_share(M, k.mr, rows), largest_share(N, k.nr, threads / rows), K};
-    strata_model::estimate_units(kMachine, tiling, block, kTopLevel, &one, 1, &seconds[i]);
-  }
 }
 
 // offer_kernel's offer of one path: packed (blocks or a streamed B) or in place.
@@ -89,16 +75,14 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
     strata_model::Tiling tiling = tiling_of(id);
     tiling.l1.pack_b_s = pack_b_s;
     if ((layout & kGatherA) != 0) tiling.l1.pack_a_s += gather_runs_s(k, conv_channels(layout));
-    if ((layout & kPackedB) != 0)
-      packed_b_seconds(k, tiling, M, N, K, counts, seconds);
-    else
-      strata_model::estimate_units(kMachine, tiling, shape, kTopLevel, counts.count, counts.size, seconds);
+    strata_model::estimate_units(kMachine, tiling, shape, kTopLevel, counts.count, counts.size, seconds);
   } else {
     const bool gathered = (layout & kGatherA) != 0;
     dots = !gathered && runs_dots(id, M, N, K, layout);
-    const DirectWork work = gathered ? conv_direct_work(id, M, N, K, layout)
-                            : dots   ? dots_work(id, M, N, K)
-                                     : direct_work(id, M, N, K);
+    const DirectWork work = gathered                   ? conv_direct_work(id, M, N, K, layout)
+                            : (layout & kPackedB) != 0 ? packed_b_direct_work(id, M, N, K)
+                            : dots                     ? dots_work(id, M, N, K)
+                                                       : direct_work(id, M, N, K);
     const double copies_s = transposes_s(M, N, K, gathered ? layout & kTransB : dots ? layout & kTransA : layout);
     for (int i = 0; i < counts.size; ++i)
       seconds[i] = direct_seconds(work, counts.count[i], counts.share[i]) + copies_s;
