@@ -49,13 +49,14 @@ for t in "${threads[@]}"; do
   else OMP_PROC_BIND=false OMP_WAIT_POLICY=PASSIVE build/conv_bench/harness/conv_bench "$suite" "$t" | tail -n +2 >> "$out"; fi
 done
 cat "$out"
-# Columns: 1 category, 2 batch, 12 threads, 17 over_onednn, 19 over_best.
+# Columns: 1 category, 2 batch, 12 threads, 18 over_onednn, 20 over_best, 21 and 23 the same for the packed filter.
 awk -F, 'NR > 1 {
     key = $1 " batch " $2 " threads " $12
-    n[key]++; onednn[key] += log($17); best[key] += log($19)
-    tn[$12]++; tonednn[$12] += log($17); tbest[$12] += log($19)
+    n[key]++; onednn[key] += log($18); best[key] += log($20); ponednn[key] += log($21); pbest[key] += log($23)
+    tn[$12]++; tonednn[$12] += log($18); tbest[$12] += log($20); tponednn[$12] += log($21); tpbest[$12] += log($23)
   }
   END {
-    for (k in n) printf "%-28s layers %2d  over oneDNN %.3f  over the best peer %.3f\n", k, n[k], exp(onednn[k] / n[k]), exp(best[k] / n[k])
-    for (t in tn) printf "all, threads %s: layers %d  over oneDNN %.3f  over the best peer %.3f\n", t, tn[t], exp(tonednn[t] / tn[t]), exp(tbest[t] / tn[t])
+    f = "%-28s layers %2d  over oneDNN %.3f  over the best peer %.3f  packed filter: %.3f  %.3f\n"
+    for (k in n) printf f, k, n[k], exp(onednn[k] / n[k]), exp(best[k] / n[k]), exp(ponednn[k] / n[k]), exp(pbest[k] / n[k])
+    for (t in tn) printf f, "all, threads " t, tn[t], exp(tonednn[t] / tn[t]), exp(tbest[t] / tn[t]), exp(tponednn[t] / tn[t]), exp(tpbest[t] / tn[t])
   }' "$out" | sort | tee build/conv_bench/summary.txt

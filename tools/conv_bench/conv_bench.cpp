@@ -1,33 +1,26 @@
-// Times a generated convolution package's conv2d against oneDNN's convolution primitive and XNNPACK's convolution
-// operator on a suite of layers (../shared/shapes/conv.csv: columns in its README), NHWC fp32, interleaved: each round
-// runs every contender once per shape, and the medians of the rounds are printed as CSV with the package's time
-// against each peer and against the faster of the two (> 1: the package faster). Each peer gets what it is built for:
-// oneDNN chooses its algorithm and its filter layout (the filter is reordered once, outside the timing), XNNPACK
-// packs the filter when its operator is created. Every peer's output is checked against the package's.
+// Times a generated convolution package's conv2d, which packs the filter on each call, and its conv2d_packed, on a
+// filter packed once (conv2d_pack_filter, outside the timing), against oneDNN's convolution primitive and XNNPACK's
+// convolution operator on a suite of layers (../shared/shapes/conv.csv: columns in its README), NHWC fp32,
+// interleaved: each round runs every contender once per shape, and the medians of the rounds are printed as CSV with
+// each of the package's times against each peer and against the faster of the two (> 1: the package faster). Each
+// peer gets what it is built for: oneDNN chooses its algorithm and its filter layout (the filter is reordered once,
+// outside the timing), XNNPACK packs the filter when its operator is created. Every output is checked against
+// conv2d's.
 // Usage: conv_bench SUITE.csv THREADS
 #include <omp.h>
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
-#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <dnnl.hpp>
-#include <fstream>
 #include <functional>
 #include <memory>
-#include <sstream>
-#include <string>
 #include <thread>
-#include <vector>
 
+#include "bench_common.h"
 #include PKG_HEADER
-
-#define CAT2(a, b) a##b
-#define CAT(a, b) CAT2(a, b)
-#define API(name) CAT(PKG, CAT(_, name))
 
 namespace {
 
@@ -65,21 +58,6 @@ std::vector<Layer> read_suite(const std::string& path) {
     layers.push_back(l);
   }
   return layers;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// The largest difference between c and want relative to want's largest magnitude.
-double relative_error(const std::vector<float>& c, const std::vector<float>& want) {
-  double worst = 0, scale = 1e-30;
-  for (size_t i = 0; i < c.size(); ++i) {
-    worst = std::max(worst, std::fabs(static_cast<double>(c[i]) - want[i]));
-    scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
-  }
-  return worst / scale;
 }
 
 // oneDNN's forward-inference convolution: NHWC source and destination, the filter in the layout the primitive
@@ -158,8 +136,9 @@ int main(int argc, char** argv) {
   // pthreadpool runs one thread's work on the caller: a pool of `threads` uses threads - 1 more.
   std::unique_ptr<pthreadpool, void (*)(pthreadpool_t)> pool(
       threads > 1 ? pthreadpool_create(static_cast<size_t>(threads)) : nullptr, pthreadpool_destroy);
-  std::printf("category,batch,in_h,in_w,in_c,out_c,kernel_h,kernel_w,stride,pad,dilation,threads,strata_s,onednn_s,"
-              "xnnpack_s,gflops_strata,over_onednn,over_xnnpack,over_best\n");
+  std::printf("category,batch,in_h,in_w,in_c,out_c,kernel_h,kernel_w,stride,pad,dilation,threads,strata_s,"
+              "strata_packed_s,onednn_s,xnnpack_s,gflops_strata_packed,over_onednn,over_xnnpack,over_best,"
+              "packed_over_onednn,packed_over_xnnpack,packed_over_best\n");
   for (const Layer& l : layers) {
     if (l.groups != 1) {
       std::fprintf(stderr, "conv_bench: skipped a layer with %lld groups (the package computes one)\n",
@@ -172,18 +151,29 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < filter.size(); ++i)
       filter[i] = static_cast<float>(static_cast<int>(i * 5 % 11) - 5) / 16.0f;
     const size_t outputs = static_cast<size_t>(l.batch * l.out_h() * l.out_w() * l.out_c);
-    std::vector<float> out[3] = {std::vector<float>(outputs), std::vector<float>(outputs),
-                                 std::vector<float>(outputs)};
+    constexpr int kContenders = 4;  // conv2d, conv2d_packed, oneDNN, XNNPACK
+    std::vector<float> out[kContenders];
+    for (auto& o : out) o.assign(outputs, 0.0f);
     API(conv2d_t) conv{l.batch,    l.in_h,     l.in_w,  l.in_c,  l.out_c, l.kernel_h, l.kernel_w,
                        l.stride_h, l.stride_w, l.pad_h, l.pad_w, l.dil_h, l.dil_w};
-    OneDnnConv onednn(l, input.data(), filter.data(), out[1].data());
-    XnnConv xnn(l, input.data(), filter.data(), out[2].data(), pool.get());
+    void* packed = nullptr;
+    if (API(conv2d_pack_filter_alloc)(&conv, filter.data(), &packed) != 0) {
+      std::fprintf(stderr, "conv_bench: conv2d_pack_filter_alloc failed\n");
+      return 1;
+    }
+    const std::unique_ptr<void, void (*)(void*)> packed_owner(packed, API(packed_b_free));
+    OneDnnConv onednn(l, input.data(), filter.data(), out[2].data());
+    XnnConv xnn(l, input.data(), filter.data(), out[3].data(), pool.get());
     if (!xnn.ok) {
       std::fprintf(stderr, "conv_bench: XNNPACK refused a layer\n");
       return 1;
     }
-    const std::function<int()> contenders[3] = {
+    const std::function<int()> contenders[kContenders] = {
         [&] { return static_cast<int>(API(conv2d)(&conv, 1.0f, input.data(), filter.data(), 0.0f, out[0].data())); },
+        [&] {
+          return static_cast<int>(
+              API(conv2d_packed)(&conv, 1.0f, input.data(), packed, 0.0f, out[1].data(), nullptr));
+        },
         [&] {
           onednn.run();
           return 0;
@@ -191,10 +181,10 @@ int main(int argc, char** argv) {
         [&] { return xnn.run(); },
     };
     const int calls = static_cast<int>(std::max(1.0, std::min(1000.0, kRoundFlops / l.flops())));
-    std::vector<double> seconds[3];
+    std::vector<double> seconds[kContenders];
     for (int round = 0; round <= kRounds; ++round)
-      for (int i = 0; i < 3; ++i) {
-        const int who = (i + round) % 3;  // each round starts at the next contender
+      for (int i = 0; i < kContenders; ++i) {
+        const int who = (i + round) % kContenders;  // each round starts at the next contender
         // XNNPACK's pthreadpool workers spin for a while after a run: a contender started then shares its cores
         // with them. Each contender starts after a pause long enough for them to sleep.
         std::this_thread::sleep_for(std::chrono::milliseconds(kPauseMs));
@@ -207,22 +197,24 @@ int main(int argc, char** argv) {
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (round > 0) seconds[who].push_back(elapsed / calls);  // round 0 warms up
       }
-    for (int who = 1; who < 3; ++who)
-      if (!(relative_error(out[who], out[0]) < 1e-4)) {
-        std::fprintf(stderr, "conv_bench: %s layer %lldx%lldx%lld -> %lld: peer %d differs from the package\n",
+    for (int who = 1; who < kContenders; ++who)
+      if (!(bench::relative_error(out[who], out[0]) < 1e-4)) {
+        std::fprintf(stderr, "conv_bench: %s layer %lldx%lldx%lld -> %lld: contender %d differs from conv2d\n",
                      l.category.c_str(), static_cast<long long>(l.in_h), static_cast<long long>(l.in_w),
                      static_cast<long long>(l.in_c), static_cast<long long>(l.out_c), who);
         return 1;
       }
-    double med[3];
-    for (int who = 0; who < 3; ++who) med[who] = median(seconds[who]);
-    std::printf("%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%d,%.4e,%.4e,%.4e,%.1f,%.3f,%.3f,%.3f\n",
+    double med[kContenders];
+    for (int who = 0; who < kContenders; ++who) med[who] = bench::median(seconds[who]);
+    const double best_peer = std::min(med[2], med[3]);
+    std::printf("%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%d,%.4e,%.4e,%.4e,%.4e,%.1f,%.3f,%.3f,%.3f,%.3f,"
+                "%.3f,%.3f\n",
                 l.category.c_str(), static_cast<long long>(l.batch), static_cast<long long>(l.in_h),
                 static_cast<long long>(l.in_w), static_cast<long long>(l.in_c), static_cast<long long>(l.out_c),
                 static_cast<long long>(l.kernel_h), static_cast<long long>(l.kernel_w),
                 static_cast<long long>(l.stride_h), static_cast<long long>(l.pad_h), static_cast<long long>(l.dil_h),
-                threads, med[0], med[1], med[2], l.flops() / med[0] * 1e-9, med[1] / med[0], med[2] / med[0],
-                std::min(med[1], med[2]) / med[0]);
+                threads, med[0], med[1], med[2], med[3], l.flops() / med[1] * 1e-9, med[2] / med[0], med[3] / med[0],
+                best_peer / med[0], med[2] / med[1], med[3] / med[1], best_peer / med[1]);
     std::fflush(stdout);
   }
   return 0;
