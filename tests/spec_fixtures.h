@@ -97,7 +97,7 @@ rkernel:
       compute: register_tile
       store: masked_store
     - loops: {m: PL, n: PL, k: TRL}
-      load: stream
+      load: pack_a_panel
       compute: cache_block
       store: write_c
 )";

@@ -212,7 +212,8 @@ TEST_CASE("generated packages build with gcc and clang and pass their self-test"
 
 // Convolution packages for the x86 ISAs this host runs: the spec with every size, stride, padding and dilation given
 // per call, and one that fixes the stride and padding with an RSCK filter (the gather then reads constants, and the
-// self-test's cases take the fixed values). The self-test checks its convolutions against a direct reference.
+// self-test's cases take the fixed values) and its epilogue (bias and ReLU; the self-test's epilogue calls give it).
+// The self-test checks its convolutions against a direct reference.
 // Three kernels each: the GEMM package test builds every kernel of the selection, and the convolution's own code (the
 // gather, the paths that use it) is the same for each.
 TEST_CASE("convolution packages build and pass their self-test", "[package][conv]") {
@@ -225,6 +226,7 @@ TEST_CASE("convolution packages build and pass their self-test", "[package][conv
   };
   replace("filter_layout: krsc\n", "filter_layout: rsck\n");
   replace("output_layout: nhwc\n", "output_layout: nhwc\n  stride: [1, 2]\n  padding: [1, 0]\n");
+  replace("      store: write_c\n", "      store: [write_c, bias_per_column, relu]\n");  // a fixed epilogue too
   // Two builds: the host's ISAs each take one spec, or the one ISA takes both.
   std::vector<std::pair<Isa, bool>> builds;
   for (const Isa& isa : isas())
@@ -246,6 +248,8 @@ TEST_CASE("convolution packages build and pass their self-test", "[package][conv
     CHECK_THAT(config, Catch::Contains(fixed ? "kConvStrideH = 1, kConvStrideW = 2"
                                              : "kConvStrideH = kConvRuntime, kConvStrideW = kConvRuntime"));
     CHECK_THAT(config, Catch::Contains(fixed ? "kConvFilterKrsc = false" : "kConvFilterKrsc = true"));
+    CHECK_THAT(config, Catch::Contains(fixed ? "kEpilogueFixed = true" : "kEpilogueFixed = false"));
+    if (fixed) CHECK_THAT(config, Catch::Contains("kFixedBias = 1;") && Catch::Contains("kFixedActivation = 1;"));
     const std::string output = build_and_selftest(dir.path() + "/pkg", "conv_pkg", "g++", "", "Release");
     CHECK_THAT(output, !Catch::Contains("skipped"));
   }

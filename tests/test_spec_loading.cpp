@@ -171,13 +171,58 @@ TEST_CASE("wrong types", "[spec][bad]") {
 }
 
 TEST_CASE("load_overlap is a boolean", "[spec][bad]") {
-  CHECK(op_error(replaced(kValidGemmOp, "      load: stream\n", "      load: stream\n      load_overlap: maybe\n")) ==
+  CHECK(op_error(replaced(kValidGemmOp, "      load: pack_a_panel\n",
+                          "      load: pack_a_panel\n      load_overlap: maybe\n")) ==
         "spec.yaml:23:21: rkernel.cpu[2]: 'load_overlap' must be one of true, false, found 'maybe'");
   ScratchDir dir;
-  const Op op = load_op(dir.write(
-      "o.yaml", replaced(kValidGemmOp, "      load: stream\n", "      load: stream\n      load_overlap: false\n")));
+  const Op op = load_op(dir.write("o.yaml", replaced(kValidGemmOp, "      load: pack_a_panel\n",
+                                                     "      load: pack_a_panel\n      load_overlap: false\n")));
   CHECK(!op.rkernel_cpu->levels[2].load_overlaps_compute);
   CHECK(op.rkernel_cpu->levels[1].load_overlaps_compute);
+}
+
+TEST_CASE("fragment names are the templates' own, each slot's", "[spec][bad]") {
+  CHECK(op_error(replaced(kValidGemmOp, "compute: cache_block", "compute: cache_blok")) ==
+        "spec.yaml:23:16: rkernel.cpu[2]: 'compute': unknown cpu compute fragment 'cache_blok'; expected one of "
+        "fma_broadcast, register_tile, cache_block");
+  // A name of another slot is not this slot's.
+  CHECK_THAT(
+      op_error(replaced(kValidGemmOp, "store: masked_store", "store: pack_b_panel")),
+      Catch::StartsWith("spec.yaml:20:14: rkernel.cpu[1]: 'store': unknown cpu store fragment 'pack_b_panel'"));
+}
+
+TEST_CASE("epilogue fragments after the outermost store fix the package's epilogue", "[spec]") {
+  ScratchDir dir;
+  const Op plain = load_op(dir.write("plain.yaml", kValidGemmOp));
+  CHECK(!plain.epilogue);
+  const Op fixed = load_op(dir.write(
+      "fixed.yaml", replaced(kValidGemmOp, "store: write_c", "store: [write_c, bias_per_row, silu, clamp]")));
+  REQUIRE(fixed.epilogue);
+  CHECK(fixed.epilogue->bias == 2);
+  CHECK(!fixed.epilogue->residual);
+  CHECK(fixed.epilogue->activation == 4);
+  CHECK(fixed.epilogue->clamp);
+  CHECK(fixed.rkernel_cpu->levels[2].store == "write_c");
+  CHECK(fixed.rkernel_cpu->levels[2].epilogue == std::vector<std::string>{"bias_per_row", "silu", "clamp"});
+
+  CHECK(op_error(replaced(kValidGemmOp, "store: masked_store", "store: [masked_store, relu]")) ==
+        "spec.yaml:20:29: rkernel.cpu[1]: epilogue fragments belong to the outermost level's store, which writes C");
+  CHECK(op_error(replaced(kValidGemmOp, "store: write_c", "store: [write_c, relu, gelu_erf]")) ==
+        "spec.yaml:24:30: epilogue fragment 'gelu_erf' comes after a same part: give at most one bias, residual, "
+        "activation and clamp, in that order");
+  CHECK(op_error(replaced(kValidGemmOp, "store: write_c", "store: [write_c, relu, add_residual]")) ==
+        "spec.yaml:24:30: epilogue fragment 'add_residual' comes after a later part: give at most one bias, "
+        "residual, activation and clamp, in that order");
+  CHECK_THAT(op_error(replaced(kValidGemmOp, "store: write_c", "store: [write_c, bias]")),
+             Catch::StartsWith("spec.yaml:24:24: rkernel.cpu[2]: 'store': unknown cpu epilogue fragment 'bias'"));
+  // A convolution's bias is per output channel, and CUDA packages take no fixed epilogue.
+  std::string conv = read_file(source_path("ops/conv2d_nhwc.yaml"));
+  const std::string store = "      store: write_c";
+  conv.replace(conv.find(store), store.size(), "      store: [write_c, bias_per_row]");
+  CHECK_THAT(op_error(conv), Catch::Contains("a convolution's bias is one per output channel"));
+  std::string cuda = read_file(source_path("ops/sgemm.yaml"));
+  cuda.replace(cuda.rfind(store), store.size(), "      store: [write_c, relu]");
+  CHECK_THAT(op_error(cuda), Catch::Contains("unknown cuda epilogue fragment 'relu'; expected none"));
 }
 
 TEST_CASE("missing fields", "[spec][bad]") {

@@ -84,6 +84,30 @@ ctemplate::TemplateDictionary* fill_conv(const Op& op, ctemplate::TemplateDictio
   return c;
 }
 
+// The fused epilogue the op spec fixes (Op::epilogue), as config.h's constants, the self-test's copy and a sentence
+// of the header.
+void fill_epilogue(const Op& op, ctemplate::TemplateDictionary* d) {
+  const EpilogueFacts facts = op.epilogue.value_or(EpilogueFacts{});
+  const auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+  d->SetValue("EPILOGUE_FIXED", flag(op.epilogue.has_value()));
+  d->SetIntValue("FIXED_BIAS", facts.bias);
+  d->SetValue("FIXED_RESIDUAL", flag(facts.residual));
+  d->SetIntValue("FIXED_ACTIVATION", facts.activation);
+  d->SetValue("FIXED_CLAMP", flag(facts.clamp));
+  if (!op.epilogue) {
+    d->SetValue("EPILOGUE_FACTS", "The op spec fixes no epilogue: a call gives any.");
+    return;
+  }
+  static const char* const kBias[] = {"no bias", "a bias per column", "a bias per row"};
+  static const char* const kActivation[] = {"no activation", "ReLU", "GELU (tanh)", "GELU (erf)", "SiLU"};
+  d->SetValue(
+      "EPILOGUE_FACTS",
+      fmt::format("The op spec fixes the epilogue ({}, {} residual, {}, {} clamp): an epilogue call must give "
+                  "exactly these parts, else INVALID_ARGUMENT.",
+                  kBias[facts.bias], facts.residual ? "a" : "no", kActivation[facts.activation],
+                  facts.clamp ? "a" : "no"));
+}
+
 void fill_machine(const PackageInputs& in, const CpuPlanConfig& config, ctemplate::TemplateDictionary* d) {
   fill_model_machine(*in.arch, config.machine, d);
   d->SetValue("A_BYTES", literal(config.machine.a_bytes));
@@ -236,6 +260,7 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
   dict.SetValue("CPU_CHECK", cpu_check(any.isa));
   const bool conv = in.op->kind == OpKind::conv2d;
   ctemplate::TemplateDictionary* const conv_section = fill_conv(*in.op, &dict);
+  fill_epilogue(*in.op, &dict);
   for (const auto& [name, u] : ukernels) {
     dict.AddSectionDictionary("UKERNEL")->SetValue("NAME", name);
     if (conv) conv_section->AddSectionDictionary("CONV_UKERNEL")->SetValue("NAME", name);

@@ -38,6 +38,7 @@ struct RKernelLevel {
   std::vector<std::string> load;
   std::string compute;
   std::string store;
+  std::vector<std::string> epilogue;  // the epilogue fragments after the store fragment (CPU, outermost level)
   bool load_overlaps_compute = true;  // false: the computing unit performs the loads (software packing)
   SourcePos pos;
 };
@@ -51,6 +52,17 @@ struct RKernel {
 struct ConvParams {
   std::optional<std::array<int64_t, 2>> stride, padding, dilation;
   bool filter_krsc = true;  // KRSC (out_c outermost), else RSCK
+};
+
+// The fused epilogue an op spec fixes with epilogue fragments after the store fragment of its outermost CPU level
+// (spec/fragments.h): the package's epilogue calls must give exactly these parts, and its kernels carry only this
+// activation. Numbered as the packages' C API numbers them.
+struct EpilogueFacts {
+  int bias = 0;  // 0 none, 1 per column, 2 per row
+  bool residual = false;
+  int activation = 0;  // 0 none, 1 ReLU, 2 GELU (tanh), 3 GELU (erf), 4 SiLU
+  bool clamp = false;
+  SourcePos pos;
 };
 
 struct Op {
@@ -67,6 +79,7 @@ struct Op {
   std::array<std::vector<std::string>, kNumAxes> gemm_view;  // dims (or derived dims) whose product is m, n, k
   std::optional<RKernel> rkernel_cpu;
   std::optional<RKernel> rkernel_cuda;
+  std::optional<EpilogueFacts> epilogue;  // fixed by the CPU rkernel's epilogue fragments; else a runtime option
 
   // Facts about m, n or k implied by the facts of the dims in its gemm_view.
   DimFacts axis_facts(int axis) const;

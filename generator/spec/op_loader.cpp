@@ -1,11 +1,13 @@
 #include "spec/op_loader.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
 #include "common/c_names.h"
 #include "common/sha256.h"
+#include "spec/fragments.h"
 #include "spec/yaml_reader.h"
 
 namespace strata {
@@ -44,13 +46,32 @@ DimFacts read_dim(MapReader& parent, const std::string& name) {
   return d;
 }
 
-std::vector<std::string> read_name_list(const YAML::Node& node, const std::string& file, const std::string& what) {
+// A name or a list of names. With a family, they are fragment names, each one `family` knows in `slot`
+// (spec/fragments.h); in a store list the names after the first are epilogue fragments, each with its position in
+// *epilogue_pos.
+std::vector<std::string> read_name_list(const YAML::Node& node, const std::string& file, const std::string& what,
+                                        const std::string& family = "", FragmentSlot slot = FragmentSlot::load,
+                                        std::vector<SourcePos>* epilogue_pos = nullptr) {
   std::vector<std::string> out;
   auto add = [&](const YAML::Node& item) {
     std::string s = scalar_string(item, file, what);
     if (!is_c_identifier(s))
       throw Error(pos_of(item, file),
                   fmt::format("{} must be a C identifier ([A-Za-z_][A-Za-z0-9_]*), found '{}'", what, s));
+    if (family.empty()) {
+      out.push_back(s);
+      return;
+    }
+    const FragmentSlot as = slot == FragmentSlot::store && !out.empty() ? FragmentSlot::epilogue : slot;
+    const std::vector<std::string>& known = fragment_names(family, as);
+    if (std::find(known.begin(), known.end(), s) == known.end()) {
+      const std::string expected = known.empty() ? std::string("none: ") + family + " levels take no " +
+                                                       to_string(as) + " fragments after the store fragment"
+                                                 : fmt::format("one of {}", fmt::join(known, ", "));
+      throw Error(pos_of(item, file), fmt::format("{}: unknown {} {} fragment '{}'; expected {}", what, family,
+                                                  to_string(as), s, expected));
+    }
+    if (as == FragmentSlot::epilogue && epilogue_pos != nullptr) epilogue_pos->push_back(pos_of(item, file));
     out.push_back(s);
   };
   if (node.IsSequence()) {
@@ -62,7 +83,33 @@ std::vector<std::string> read_name_list(const YAML::Node& node, const std::strin
   return out;
 }
 
-RKernelLevel read_rkernel_level(const YAML::Node& node, const std::string& file, const std::string& what) {
+// A level's epilogue fragments as the facts they fix: each part once, in the order the parts apply (bias,
+// residual, activation, clamp).
+EpilogueFacts epilogue_facts(const RKernelLevel& level, const std::vector<SourcePos>& positions) {
+  EpilogueFacts facts;
+  facts.pos = positions.front();
+  int last_group = -1;
+  for (size_t i = 0; i < level.epilogue.size(); ++i) {
+    const std::string& name = level.epilogue[i];
+    const int group = name == "bias_per_column" || name == "bias_per_row" ? 0
+                      : name == "add_residual"                            ? 1
+                      : name == "clamp"                                   ? 3
+                                                                          : 2;
+    if (group <= last_group)
+      throw Error(positions[i], fmt::format("epilogue fragment '{}' comes after a {} part: give at most one bias, "
+                                            "residual, activation and clamp, in that order",
+                                            name, group == last_group ? "same" : "later"));
+    last_group = group;
+    if (group == 0) facts.bias = name == "bias_per_column" ? 1 : 2;
+    if (group == 1) facts.residual = true;
+    if (group == 3) facts.clamp = true;
+    if (group == 2) facts.activation = name == "relu" ? 1 : name == "gelu_tanh" ? 2 : name == "gelu_erf" ? 3 : 4;
+  }
+  return facts;
+}
+
+RKernelLevel read_rkernel_level(const YAML::Node& node, const std::string& file, const std::string& what,
+                                const std::string& family, std::vector<SourcePos>* epilogue_pos) {
   MapReader r(node, file, what);
   RKernelLevel level;
   level.pos = r.pos();
@@ -74,9 +121,13 @@ RKernelLevel read_rkernel_level(const YAML::Node& node, const std::string& file,
     loops.fail("k", "is the reduction axis: it can be TRL (temporal reduction) or PL (split-K), not TNL");
   for (int axis : {kAxisM, kAxisN})
     if (level.loops[axis] == LoopType::TRL) loops.fail(kAxisNames[axis], "is not a reduction axis: use PL or TNL");
-  level.load = read_name_list(r.node("load"), file, what + ": 'load'");
-  level.compute = read_name_list(r.node("compute"), file, what + ": 'compute'").front();
-  level.store = read_name_list(r.node("store"), file, what + ": 'store'").front();
+  level.load = read_name_list(r.node("load"), file, what + ": 'load'", family, FragmentSlot::load);
+  level.compute =
+      read_name_list(r.node("compute"), file, what + ": 'compute'", family, FragmentSlot::compute).front();
+  const std::vector<std::string> store =
+      read_name_list(r.node("store"), file, what + ": 'store'", family, FragmentSlot::store, epilogue_pos);
+  level.store = store.front();
+  level.epilogue.assign(store.begin() + 1, store.end());
   if (r.has("load_overlap")) {
     const size_t overlap = r.choice("load_overlap", {"true", "false"});
     level.load_overlaps_compute = overlap == 0;
@@ -85,14 +136,24 @@ RKernelLevel read_rkernel_level(const YAML::Node& node, const std::string& file,
   return level;
 }
 
-RKernel read_rkernel(MapReader& parent, const std::string& family) {
+// The levels of one family, L0 first; *epilogue the facts that the outermost level's epilogue fragments fix (the
+// only level that writes C), where it has any.
+RKernel read_rkernel(MapReader& parent, const std::string& family, std::optional<EpilogueFacts>* epilogue) {
   YAML::Node node = parent.node(family);
   RKernel rk;
   rk.pos = pos_of(node, parent.file());
   if (!node.IsSequence() || node.size() == 0)
     throw Error(rk.pos, fmt::format("rkernel.{}: expected a non-empty list of levels, L0 first", family));
-  for (size_t i = 0; i < node.size(); ++i)
-    rk.levels.push_back(read_rkernel_level(node[i], parent.file(), fmt::format("rkernel.{}[{}]", family, i)));
+  std::vector<SourcePos> positions;
+  for (size_t i = 0; i < node.size(); ++i) {
+    if (!positions.empty())
+      throw Error(positions.front(), fmt::format("rkernel.{}[{}]: epilogue fragments belong to the outermost level's "
+                                                 "store, which writes C",
+                                                 family, i - 1));
+    rk.levels.push_back(
+        read_rkernel_level(node[i], parent.file(), fmt::format("rkernel.{}[{}]", family, i), family, &positions));
+  }
+  if (!positions.empty()) *epilogue = epilogue_facts(rk.levels.back(), positions);
   return rk;
 }
 
@@ -226,8 +287,12 @@ Op load_op_text(const std::string& path, const std::string& content) {
   read_gemm_view(r, op);
   {
     MapReader rk(r.node("rkernel"), path, "rkernel");
-    if (rk.has("cpu")) op.rkernel_cpu = read_rkernel(rk, "cpu");
-    if (rk.has("cuda")) op.rkernel_cuda = read_rkernel(rk, "cuda");
+    if (rk.has("cpu")) op.rkernel_cpu = read_rkernel(rk, "cpu", &op.epilogue);
+    std::optional<EpilogueFacts> cuda_epilogue;  // none: the CUDA family knows no epilogue fragments
+    if (rk.has("cuda")) op.rkernel_cuda = read_rkernel(rk, "cuda", &cuda_epilogue);
+    if (op.kind == OpKind::conv2d && op.epilogue && op.epilogue->bias == 2)
+      throw Error(op.epilogue->pos,
+                  "a convolution's bias is one per output channel: bias_per_column, not bias_per_row");
     if (!op.rkernel_cpu && !op.rkernel_cuda)
       throw Error(rk.pos(), "rkernel: expected at least one of 'cpu' or 'cuda'");
     rk.finish();

@@ -96,7 +96,8 @@ typedef enum {
  * A zero-initialised epilogue_t is none of them. Statuses, besides the GEMM's: INVALID_ARGUMENT for a bias kind or
  * activation outside its enum, a NaN clamp bound or clamp_min >= clamp_max, or a bias or residual that overlaps C;
  * NULL_POINTER for a bias kind whose bias is NULL; INVALID_LEADING_DIM for ldr < N. A NULL epilogue is the plain
- * call. With K = 0 or alpha = 0 the epilogue applies to beta * C. */
+ * call. With K = 0 or alpha = 0 the epilogue applies to beta * C.
+ * {{EPILOGUE_FACTS}} */
 typedef enum {
   {{PACKAGE_UPPER}}_BIAS_NONE = 0,
   {{PACKAGE_UPPER}}_BIAS_PER_COLUMN = 1,

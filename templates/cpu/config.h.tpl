@@ -38,6 +38,17 @@ constexpr int64_t kConvDilationH = {{DILATION_H}}, kConvDilationW = {{DILATION_W
 // The filter's layout: KRSC (out_c x kernel_h x kernel_w x in_c), or else RSCK (kernel_h x kernel_w x in_c x out_c).
 constexpr bool kConvFilterKrsc = {{FILTER_KRSC}};
 {{/CONV}}
+// ---- The fused epilogue, from the op spec ---------------------------------------------------------------------
+
+// The epilogue the op spec fixes with its epilogue fragments, numbered as the C API's epilogue_t: an epilogue call
+// must give exactly these parts, and the kernels carry this activation alone. kEpilogueFixed false: a call gives
+// any epilogue.
+constexpr bool kEpilogueFixed = {{EPILOGUE_FIXED}};
+constexpr int32_t kFixedBias = {{FIXED_BIAS}};
+constexpr bool kFixedResidual = {{FIXED_RESIDUAL}};
+constexpr int32_t kFixedActivation = {{FIXED_ACTIVATION}};
+constexpr bool kFixedClamp = {{FIXED_CLAMP}};
+
 // ---- The core, from the descriptor's isa ----------------------------------------------------------------------
 
 // The independent FMA chains that keep the FMA pipes busy: an FMA's latency in cycles times the FMAs a core starts

@@ -92,10 +92,11 @@ void CheckConv(Tally& tally, const Conv& given, int threads, uint64_t seed) {
   std::vector<float> bias(static_cast<size_t>(c.out_c) + 1), residual(static_cast<size_t>(pixels * ldr) + 1);
   for (float& x : bias) x = random.Next();
   for (float& x : residual) x = random.Next();
-  Epilogue block{};
+  Epilogue block{};  // the op spec's where it fixes one
   block.bias_kind = {{PACKAGE_UPPER}}_BIAS_PER_COLUMN, block.bias = bias.data();
   block.residual = residual.data(), block.ldr = ldr;
   block.activation = {{PACKAGE_UPPER}}_ACTIVATION_RELU;
+  if (kEpilogueFixedByOp) block = FixedEpilogue(bias.data(), nullptr, residual.data(), ldr);
   // The fourth and fifth run on the filter packed once (conv2d_pack_filter into caller memory at an odd offset, or
   // conv2d_pack_filter_alloc), the fifth with the epilogue.
   const float* weights = filter.empty() ? nullptr : filter.data();
@@ -135,7 +136,9 @@ void CheckConv(Tally& tally, const Conv& given, int threads, uint64_t seed) {
       double tolerance = scale * (std::fabs(combo.alpha) * magnitude[i] + std::fabs(old)) + 1e-6;
       if (combo.epilogue != nullptr) {
         const int64_t pixel = static_cast<int64_t>(i) / c.out_c, channel = static_cast<int64_t>(i) % c.out_c;
-        expected += bias[static_cast<size_t>(channel)] + residual[static_cast<size_t>(pixel * ldr + channel)];
+        if (combo.epilogue->bias_kind == {{PACKAGE_UPPER}}_BIAS_PER_COLUMN)
+          expected += bias[static_cast<size_t>(channel)];
+        if (combo.epilogue->residual != nullptr) expected += residual[static_cast<size_t>(pixel * ldr + channel)];
         expected = EpilogueReference(*combo.epilogue, expected, tolerance, &tolerance);
       }
       const double error = std::fabs(static_cast<double>(output[i]) - expected);
@@ -144,10 +147,10 @@ void CheckConv(Tally& tally, const Conv& given, int threads, uint64_t seed) {
                          static_cast<double>(output[i]), expected);
     }
     if (problem.empty() && BitsOf(output[outputs]) != kSentinelBits) problem = "wrote past the output";
+    const std::string epilogue = combo.epilogue != nullptr ? ", " + EpilogueName(*combo.epilogue) : "";
     tally.Expect(problem.empty(), Format("%s, alpha %g beta %g%s%s: %s", name.c_str(),
                                          static_cast<double>(combo.alpha), static_cast<double>(combo.beta),
-                                         combo.epilogue != nullptr ? ", bias, residual and ReLU" : "",
-                                         combo.packed ? ", packed filter" : "", problem.c_str()));
+                                         epilogue.c_str(), combo.packed ? ", packed filter" : "", problem.c_str()));
   }
   {{PACKAGE}}_packed_b_free(allocated);
 }

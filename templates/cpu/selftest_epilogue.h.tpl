@@ -34,9 +34,28 @@ double EpilogueReference(const Epilogue& e, double pre, double tolerance, double
   return x;
 }
 
-// The epilogues a case cycles through: each part alone and together, every activation.
+// The epilogue the op spec fixes with its epilogue fragments, numbered as epilogue_t (kEpilogueFixedByOp false: a
+// call gives any).
+constexpr bool kEpilogueFixedByOp = {{EPILOGUE_FIXED}};
+constexpr int kOpBias = {{FIXED_BIAS}}, kOpActivation = {{FIXED_ACTIVATION}};
+constexpr bool kOpResidual = {{FIXED_RESIDUAL}}, kOpClamp = {{FIXED_CLAMP}};
+
+// The op spec's epilogue over these operands.
+Epilogue FixedEpilogue(const float* bias_per_column, const float* bias_per_row, const float* residual, int64_t ldr) {
+  Epilogue e{};
+  e.bias_kind = static_cast<{{PACKAGE}}_bias>(kOpBias);
+  e.bias = kOpBias == 1 ? bias_per_column : kOpBias == 2 ? bias_per_row : nullptr;
+  if (kOpResidual) e.residual = residual, e.ldr = ldr;
+  e.activation = static_cast<{{PACKAGE}}_activation>(kOpActivation);
+  if (kOpClamp) e.clamp_min = -0.25f, e.clamp_max = 0.5f;
+  return e;
+}
+
+// The epilogues a case cycles through: each part alone and together, every activation; the op spec's alone where
+// it fixes one.
 Epilogue MakeEpilogue(int variant, const float* bias_per_column, const float* bias_per_row, const float* residual,
                       int64_t ldr) {
+  if (kEpilogueFixedByOp) return FixedEpilogue(bias_per_column, bias_per_row, residual, ldr);
   Epilogue e{};
   switch (variant % 5) {
     case 0:
@@ -190,27 +209,38 @@ void CheckEpilogueArguments(Tally& tally) {
     Epilogue epilogue;
     Status want;
   };
-  const auto with = [](auto change) {
-    Epilogue e{};
+  // Each case changes one thing of a valid epilogue: none, or the op spec's where it fixes one (where the change
+  // also departs from the fixed parts, the call is refused for that first).
+  const auto with = [&](auto change) {
+    Epilogue e = kEpilogueFixedByOp ? FixedEpilogue(bias.data(), bias.data(), residual.data(), N) : Epilogue{};
     change(e);
     return e;
   };
+  const Status unless_fixed_bias = kEpilogueFixedByOp && kOpBias != 1 ? kInvalidArgument : kNullPointer;
+  const Status unless_fixed_residual = kEpilogueFixedByOp && !kOpResidual ? kInvalidArgument : kInvalidLeadingDim;
   const BadCase cases[] = {
       {"activation 5", with([](Epilogue& e) { e.activation = static_cast<{{PACKAGE}}_activation>(5); }),
        kInvalidArgument},
       {"bias kind 3", with([](Epilogue& e) { e.bias_kind = static_cast<{{PACKAGE}}_bias>(3); }), kInvalidArgument},
-      {"bias per column, null", with([](Epilogue& e) { e.bias_kind = {{PACKAGE_UPPER}}_BIAS_PER_COLUMN; }),
-       kNullPointer},
+      {"bias per column, null",
+       with([](Epilogue& e) { e.bias_kind = {{PACKAGE_UPPER}}_BIAS_PER_COLUMN, e.bias = nullptr; }),
+       unless_fixed_bias},
       {"clamp [1, -1]", with([](Epilogue& e) { e.clamp_min = 1.0f, e.clamp_max = -1.0f; }), kInvalidArgument},
       {"clamp [NaN, 1]", with([](Epilogue& e) { e.clamp_min = kNaN, e.clamp_max = 1.0f; }), kInvalidArgument},
       {"residual, ldr < N", with([&](Epilogue& e) { e.residual = residual.data(), e.ldr = N - 1; }),
-       kInvalidLeadingDim},
+       unless_fixed_residual},
       {"residual is C", with([&](Epilogue& e) { e.residual = c.data(), e.ldr = N; }), kInvalidArgument},
       {"bias inside C",
        with([&](Epilogue& e) { e.bias_kind = {{PACKAGE_UPPER}}_BIAS_PER_ROW, e.bias = c.data() + N; }),
        kInvalidArgument},
   };
-  for (const BadCase& bad : cases) {
+  std::vector<BadCase> all(std::begin(cases), std::end(cases));
+  if (kEpilogueFixedByOp)  // another activation than the op spec's
+    all.push_back({"another activation than the op spec's", with([](Epilogue& e) {
+                     e.activation = static_cast<{{PACKAGE}}_activation>((kOpActivation + 1) % 5);
+                   }),
+                   kInvalidArgument});
+  for (const BadCase& bad : all) {
     std::fill(c.begin(), c.end(), 2.0f);
     const Status status = {{PACKAGE}}_gemm_epilogue({{PACKAGE_UPPER}}_NO_TRANS, {{PACKAGE_UPPER}}_NO_TRANS, M, N, K,
                                                     1.0f, a.data(), K, b.data(), N, 0.0f, c.data(), N, &bad.epilogue);
@@ -223,7 +253,9 @@ void CheckEpilogueArguments(Tally& tally) {
   const Status plain = {{PACKAGE}}_gemm_epilogue({{PACKAGE_UPPER}}_NO_TRANS, {{PACKAGE_UPPER}}_NO_TRANS, M, N, K, 1.0f,
                                                  a.data(), K, b.data(), N, 0.0f, c.data(), N, nullptr);
   tally.Expect(plain == kOk && c[0] == 3.0f, Format("gemm_epilogue with no epilogue: %s", StatusName(plain)));
-  const Epilogue null_bias = with([](Epilogue& e) { e.bias_kind = {{PACKAGE_UPPER}}_BIAS_PER_ROW; });
+  const Epilogue null_bias =
+      kEpilogueFixedByOp ? with([](Epilogue& e) { e.bias = nullptr; })
+                         : with([](Epilogue& e) { e.bias_kind = {{PACKAGE_UPPER}}_BIAS_PER_ROW; });
   const Status empty = {{PACKAGE}}_gemm_epilogue({{PACKAGE_UPPER}}_NO_TRANS, {{PACKAGE_UPPER}}_NO_TRANS, 0, N, K, 1.0f,
                                                  a.data(), K, b.data(), N, 0.0f, c.data(), N, &null_bias);
   tally.Expect(empty == kOk, Format("gemm_epilogue with M = 0: %s", StatusName(empty)));

@@ -160,7 +160,9 @@ void CheckPackedBArguments(Tally& tally) {
     Status got, want;
   };
   const auto pack = [&](int trans, int64_t n, int64_t k, int64_t max_m, const float* from, int64_t ldb, void* to,
-                        size_t size) { return {{PACKAGE}}_pack_b(transpose_value(trans), n, k, max_m, from, ldb, to, size); };
+                        size_t size) {
+    return {{PACKAGE}}_pack_b(transpose_value(trans), n, k, max_m, from, ldb, to, size);
+  };
   const int64_t huge = int64_t{1} << 40;
   const PackCase packs[] = {
       {"trans_b 7", pack(7, N, K, 8, b.data(), N, memory.data(), bytes), kInvalidArgument},

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
-//   e0e42ed282ee236b067d228a930f9c8dd296beda3cec12149028ffc50ba5338a  template cpu/api.h.tpl
+//   b8d2491a980a1245d8b368f55f9592069e4253f041d0482a4bc46c5698c4db45  template cpu/api.h.tpl
 
 #ifndef STRATA_CONV2D_NHWC_NEOVERSE_N1_H_
 #define STRATA_CONV2D_NHWC_NEOVERSE_N1_H_
@@ -28,7 +28,7 @@
 #define STRATA_CONV2D_NHWC_NEOVERSE_N1_VERSION_MAJOR 0
 #define STRATA_CONV2D_NHWC_NEOVERSE_N1_VERSION_MINOR 1
 #define STRATA_CONV2D_NHWC_NEOVERSE_N1_VERSION_PATCH 0
-#define STRATA_CONV2D_NHWC_NEOVERSE_N1_VERSION_STRING "0.1.0+a98f2175cb31"
+#define STRATA_CONV2D_NHWC_NEOVERSE_N1_VERSION_STRING "0.1.0+20983bf784bb"
 
 /* STRATA_CONV2D_NHWC_NEOVERSE_N1_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_CONV2D_NHWC_NEOVERSE_N1_SHARED for the library and its users and
@@ -104,7 +104,8 @@ STRATA_CONV2D_NHWC_NEOVERSE_N1_API strata_conv2d_nhwc_neoverse_n1_status strata_
  * A zero-initialised epilogue_t is none of them. Statuses, besides the GEMM's: INVALID_ARGUMENT for a bias kind or
  * activation outside its enum, a NaN clamp bound or clamp_min >= clamp_max, or a bias or residual that overlaps C;
  * NULL_POINTER for a bias kind whose bias is NULL; INVALID_LEADING_DIM for ldr < N. A NULL epilogue is the plain
- * call. With K = 0 or alpha = 0 the epilogue applies to beta * C. */
+ * call. With K = 0 or alpha = 0 the epilogue applies to beta * C.
+ * The op spec fixes no epilogue: a call gives any. */
 typedef enum {
   STRATA_CONV2D_NHWC_NEOVERSE_N1_BIAS_NONE = 0,
   STRATA_CONV2D_NHWC_NEOVERSE_N1_BIAS_PER_COLUMN = 1,

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
-//   411eb5119112defd93381573c029bc96246fb344cb417bc6e073e15635db4c78  template cpu/runtime/dispatch_checks.h
+//   1929b72c1e25701f83e005b0f165602fcfd879e6e4fa8412e8568063412a7330  template cpu/runtime/dispatch_checks.h
 
 // Part of the dispatcher (see dispatch_rules.h): the checks of a call's arguments, before it plans or runs anything.
 #ifndef STRATA_DISPATCH_CHECKS_H_
@@ -103,6 +103,10 @@ STRATA_X(status) post_ops_of(const STRATA_X(epilogue_t) * e, const Gemm& g, Post
     return STRATA_C(INVALID_ARGUMENT);
   const bool clamp = e->clamp_min != 0.0f || e->clamp_max != 0.0f;
   if (clamp && !(e->clamp_min < e->clamp_max)) return STRATA_C(INVALID_ARGUMENT);  // NaN bounds too
+  if (kEpilogueFixed &&
+      (static_cast<int32_t>(e->bias_kind) != kFixedBias || (e->residual != nullptr) != kFixedResidual ||
+       activation != kFixedActivation || clamp != kFixedClamp))
+    return STRATA_C(INVALID_ARGUMENT);  // the op spec fixes another epilogue
   if (g.M == 0 || g.N == 0) return STRATA_C(OK);
   const int64_t c_floats = extent(g.M, g.N, g.ldc) + 1;
   if (e->bias_kind != STRATA_C(BIAS_NONE)) {

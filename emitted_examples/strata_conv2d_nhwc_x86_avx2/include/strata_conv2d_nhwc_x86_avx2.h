@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   e0e42ed282ee236b067d228a930f9c8dd296beda3cec12149028ffc50ba5338a  template cpu/api.h.tpl
+//   b8d2491a980a1245d8b368f55f9592069e4253f041d0482a4bc46c5698c4db45  template cpu/api.h.tpl
 
 #ifndef STRATA_CONV2D_NHWC_X86_AVX2_H_
 #define STRATA_CONV2D_NHWC_X86_AVX2_H_
@@ -29,7 +29,7 @@
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_MAJOR 0
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_MINOR 1
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_PATCH 0
-#define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_STRING "0.1.0+4c76dfbbdc5f"
+#define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_STRING "0.1.0+7ac875610728"
 
 /* STRATA_CONV2D_NHWC_X86_AVX2_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_CONV2D_NHWC_X86_AVX2_SHARED for the library and its users and
@@ -105,7 +105,8 @@ STRATA_CONV2D_NHWC_X86_AVX2_API strata_conv2d_nhwc_x86_avx2_status strata_conv2d
  * A zero-initialised epilogue_t is none of them. Statuses, besides the GEMM's: INVALID_ARGUMENT for a bias kind or
  * activation outside its enum, a NaN clamp bound or clamp_min >= clamp_max, or a bias or residual that overlaps C;
  * NULL_POINTER for a bias kind whose bias is NULL; INVALID_LEADING_DIM for ldr < N. A NULL epilogue is the plain
- * call. With K = 0 or alpha = 0 the epilogue applies to beta * C. */
+ * call. With K = 0 or alpha = 0 the epilogue applies to beta * C.
+ * The op spec fixes no epilogue: a call gives any. */
 typedef enum {
   STRATA_CONV2D_NHWC_X86_AVX2_BIAS_NONE = 0,
   STRATA_CONV2D_NHWC_X86_AVX2_BIAS_PER_COLUMN = 1,

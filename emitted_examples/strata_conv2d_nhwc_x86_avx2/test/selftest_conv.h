@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   648c1ba6b68a012a3fc4409b94d51f0a53f46270d9aec94fc651473d8300a98d  template cpu/selftest_conv.h.tpl
+//   db891b31547ae6ed353ba3348dc55d9fa08202ea5df03c9bf8ce3ac8970e987b  template cpu/selftest_conv.h.tpl
 
 // Self-test for strata_conv2d_nhwc_x86_avx2: 2-D convolutions through _conv2d against a direct reference convolution, on the edges
 // of the gather (padding wider than the filter, strides longer than it, dilation, single rows, columns and channels),
@@ -101,10 +101,11 @@ void CheckConv(Tally& tally, const Conv& given, int threads, uint64_t seed) {
   std::vector<float> bias(static_cast<size_t>(c.out_c) + 1), residual(static_cast<size_t>(pixels * ldr) + 1);
   for (float& x : bias) x = random.Next();
   for (float& x : residual) x = random.Next();
-  Epilogue block{};
+  Epilogue block{};  // the op spec's where it fixes one
   block.bias_kind = STRATA_CONV2D_NHWC_X86_AVX2_BIAS_PER_COLUMN, block.bias = bias.data();
   block.residual = residual.data(), block.ldr = ldr;
   block.activation = STRATA_CONV2D_NHWC_X86_AVX2_ACTIVATION_RELU;
+  if (kEpilogueFixedByOp) block = FixedEpilogue(bias.data(), nullptr, residual.data(), ldr);
   // The fourth and fifth run on the filter packed once (conv2d_pack_filter into caller memory at an odd offset, or
   // conv2d_pack_filter_alloc), the fifth with the epilogue.
   const float* weights = filter.empty() ? nullptr : filter.data();
@@ -144,7 +145,9 @@ void CheckConv(Tally& tally, const Conv& given, int threads, uint64_t seed) {
       double tolerance = scale * (std::fabs(combo.alpha) * magnitude[i] + std::fabs(old)) + 1e-6;
       if (combo.epilogue != nullptr) {
         const int64_t pixel = static_cast<int64_t>(i) / c.out_c, channel = static_cast<int64_t>(i) % c.out_c;
-        expected += bias[static_cast<size_t>(channel)] + residual[static_cast<size_t>(pixel * ldr + channel)];
+        if (combo.epilogue->bias_kind == STRATA_CONV2D_NHWC_X86_AVX2_BIAS_PER_COLUMN)
+          expected += bias[static_cast<size_t>(channel)];
+        if (combo.epilogue->residual != nullptr) expected += residual[static_cast<size_t>(pixel * ldr + channel)];
         expected = EpilogueReference(*combo.epilogue, expected, tolerance, &tolerance);
       }
       const double error = std::fabs(static_cast<double>(output[i]) - expected);
@@ -153,10 +156,10 @@ void CheckConv(Tally& tally, const Conv& given, int threads, uint64_t seed) {
                          static_cast<double>(output[i]), expected);
     }
     if (problem.empty() && BitsOf(output[outputs]) != kSentinelBits) problem = "wrote past the output";
+    const std::string epilogue = combo.epilogue != nullptr ? ", " + EpilogueName(*combo.epilogue) : "";
     tally.Expect(problem.empty(), Format("%s, alpha %g beta %g%s%s: %s", name.c_str(),
                                          static_cast<double>(combo.alpha), static_cast<double>(combo.beta),
-                                         combo.epilogue != nullptr ? ", bias, residual and ReLU" : "",
-                                         combo.packed ? ", packed filter" : "", problem.c_str()));
+                                         epilogue.c_str(), combo.packed ? ", packed filter" : "", problem.c_str()));
   }
   strata_conv2d_nhwc_x86_avx2_packed_b_free(allocated);
 }

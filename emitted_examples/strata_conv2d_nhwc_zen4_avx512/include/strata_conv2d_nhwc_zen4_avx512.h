@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   e0e42ed282ee236b067d228a930f9c8dd296beda3cec12149028ffc50ba5338a  template cpu/api.h.tpl
+//   b8d2491a980a1245d8b368f55f9592069e4253f041d0482a4bc46c5698c4db45  template cpu/api.h.tpl
 
 #ifndef STRATA_CONV2D_NHWC_ZEN4_AVX512_H_
 #define STRATA_CONV2D_NHWC_ZEN4_AVX512_H_
@@ -29,7 +29,7 @@
 #define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_MAJOR 0
 #define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_MINOR 1
 #define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_PATCH 0
-#define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_STRING "0.1.0+d92bd5d56357"
+#define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_STRING "0.1.0+8fe19a092f5e"
 
 /* STRATA_CONV2D_NHWC_ZEN4_AVX512_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_CONV2D_NHWC_ZEN4_AVX512_SHARED for the library and its users and
@@ -105,7 +105,8 @@ STRATA_CONV2D_NHWC_ZEN4_AVX512_API strata_conv2d_nhwc_zen4_avx512_status strata_
  * A zero-initialised epilogue_t is none of them. Statuses, besides the GEMM's: INVALID_ARGUMENT for a bias kind or
  * activation outside its enum, a NaN clamp bound or clamp_min >= clamp_max, or a bias or residual that overlaps C;
  * NULL_POINTER for a bias kind whose bias is NULL; INVALID_LEADING_DIM for ldr < N. A NULL epilogue is the plain
- * call. With K = 0 or alpha = 0 the epilogue applies to beta * C. */
+ * call. With K = 0 or alpha = 0 the epilogue applies to beta * C.
+ * The op spec fixes no epilogue: a call gives any. */
 typedef enum {
   STRATA_CONV2D_NHWC_ZEN4_AVX512_BIAS_NONE = 0,
   STRATA_CONV2D_NHWC_ZEN4_AVX512_BIAS_PER_COLUMN = 1,

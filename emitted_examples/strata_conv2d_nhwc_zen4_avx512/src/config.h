@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   efb1c3b241d4c938b9fc1a9d4598c8042d94a8b416207e6df58ab62e944fc634  template cpu/config.h.tpl
+//   7e9b09903335f412dbbc34b7de8f292f4eee8d06e82c4f15991d94aa8a83833c  template cpu/config.h.tpl
 
 // The configuration of strata_conv2d_nhwc_zen4_avx512's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (zen4_avx512) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -46,6 +46,17 @@ constexpr int64_t kConvPadH = kConvRuntime, kConvPadW = kConvRuntime;
 constexpr int64_t kConvDilationH = kConvRuntime, kConvDilationW = kConvRuntime;
 // The filter's layout: KRSC (out_c x kernel_h x kernel_w x in_c), or else RSCK (kernel_h x kernel_w x in_c x out_c).
 constexpr bool kConvFilterKrsc = true;
+
+// ---- The fused epilogue, from the op spec ---------------------------------------------------------------------
+
+// The epilogue the op spec fixes with its epilogue fragments, numbered as the C API's epilogue_t: an epilogue call
+// must give exactly these parts, and the kernels carry this activation alone. kEpilogueFixed false: a call gives
+// any epilogue.
+constexpr bool kEpilogueFixed = false;
+constexpr int32_t kFixedBias = 0;
+constexpr bool kFixedResidual = false;
+constexpr int32_t kFixedActivation = 0;
+constexpr bool kFixedClamp = false;
 
 // ---- The core, from the descriptor's isa ----------------------------------------------------------------------
 

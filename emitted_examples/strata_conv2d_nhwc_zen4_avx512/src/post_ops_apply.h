@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   617f3f811052aa27896b8f4fbf855484381888bcfb922cc4c5c7a7d123cf54fb  template cpu/runtime/post_ops_apply.h
+//   5b0a82b974bbd06952a26c573b0f2c538b3e61b62dc68d97e6ca31f7c948a123  template cpu/runtime/post_ops_apply.h
 
 // The post-ops (post_ops.h) applied to a block of C: plain loops over blocks of a row that the compiler vectorizes
 // with the ISA's flags of the kernel file that includes this (kernel files are built with -O3), and the activations
@@ -157,8 +157,14 @@ void post_block(const PostOps& post, float* c, int64_t rows, int64_t cols) {
   }
 }
 
-// Applies `post` to rows x cols of C from c on (see PostFn).
+// Applies `post` to rows x cols of C from c on (see PostFn). A package whose op spec fixes the epilogue
+// (kEpilogueFixed) carries its activation's loop alone.
+template <bool kFixed = kEpilogueFixed>
 inline void apply_post_ops(const PostOps& post, float* c, int64_t rows, int64_t cols) {
+  if constexpr (kFixed) {
+    post_block<static_cast<Activation>(kFixedActivation)>(post, c, rows, cols);
+    return;
+  }
   switch (post.activation) {
     case Activation::kRelu: return post_block<Activation::kRelu>(post, c, rows, cols);
     case Activation::kGeluTanh: return post_block<Activation::kGeluTanh>(post, c, rows, cols);

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   49cf063dab5ee21f5468103a9578caf69ac93ab5a4a7927bf4c690f0176e4e68  template cpu/selftest_epilogue.h.tpl
+//   094d5b195ea236f8e2ff96def7ba889aab3c6edad5b51fb6c8ba60edd8c02eec  template cpu/selftest_epilogue.h.tpl
 
 // Self-test for strata_conv2d_nhwc_zen4_avx512: fused epilogues through _gemm_epilogue (bias, residual, activations, clamp) against the
 // reference on the shapes of every path, and their bad arguments. A part of test/selftest.cpp, which includes it
@@ -43,9 +43,28 @@ double EpilogueReference(const Epilogue& e, double pre, double tolerance, double
   return x;
 }
 
-// The epilogues a case cycles through: each part alone and together, every activation.
+// The epilogue the op spec fixes with its epilogue fragments, numbered as epilogue_t (kEpilogueFixedByOp false: a
+// call gives any).
+constexpr bool kEpilogueFixedByOp = false;
+constexpr int kOpBias = 0, kOpActivation = 0;
+constexpr bool kOpResidual = false, kOpClamp = false;
+
+// The op spec's epilogue over these operands.
+Epilogue FixedEpilogue(const float* bias_per_column, const float* bias_per_row, const float* residual, int64_t ldr) {
+  Epilogue e{};
+  e.bias_kind = static_cast<strata_conv2d_nhwc_zen4_avx512_bias>(kOpBias);
+  e.bias = kOpBias == 1 ? bias_per_column : kOpBias == 2 ? bias_per_row : nullptr;
+  if (kOpResidual) e.residual = residual, e.ldr = ldr;
+  e.activation = static_cast<strata_conv2d_nhwc_zen4_avx512_activation>(kOpActivation);
+  if (kOpClamp) e.clamp_min = -0.25f, e.clamp_max = 0.5f;
+  return e;
+}
+
+// The epilogues a case cycles through: each part alone and together, every activation; the op spec's alone where
+// it fixes one.
 Epilogue MakeEpilogue(int variant, const float* bias_per_column, const float* bias_per_row, const float* residual,
                       int64_t ldr) {
+  if (kEpilogueFixedByOp) return FixedEpilogue(bias_per_column, bias_per_row, residual, ldr);
   Epilogue e{};
   switch (variant % 5) {
     case 0:
@@ -199,27 +218,38 @@ void CheckEpilogueArguments(Tally& tally) {
     Epilogue epilogue;
     Status want;
   };
-  const auto with = [](auto change) {
-    Epilogue e{};
+  // Each case changes one thing of a valid epilogue: none, or the op spec's where it fixes one (where the change
+  // also departs from the fixed parts, the call is refused for that first).
+  const auto with = [&](auto change) {
+    Epilogue e = kEpilogueFixedByOp ? FixedEpilogue(bias.data(), bias.data(), residual.data(), N) : Epilogue{};
     change(e);
     return e;
   };
+  const Status unless_fixed_bias = kEpilogueFixedByOp && kOpBias != 1 ? kInvalidArgument : kNullPointer;
+  const Status unless_fixed_residual = kEpilogueFixedByOp && !kOpResidual ? kInvalidArgument : kInvalidLeadingDim;
   const BadCase cases[] = {
       {"activation 5", with([](Epilogue& e) { e.activation = static_cast<strata_conv2d_nhwc_zen4_avx512_activation>(5); }),
        kInvalidArgument},
       {"bias kind 3", with([](Epilogue& e) { e.bias_kind = static_cast<strata_conv2d_nhwc_zen4_avx512_bias>(3); }), kInvalidArgument},
-      {"bias per column, null", with([](Epilogue& e) { e.bias_kind = STRATA_CONV2D_NHWC_ZEN4_AVX512_BIAS_PER_COLUMN; }),
-       kNullPointer},
+      {"bias per column, null",
+       with([](Epilogue& e) { e.bias_kind = STRATA_CONV2D_NHWC_ZEN4_AVX512_BIAS_PER_COLUMN, e.bias = nullptr; }),
+       unless_fixed_bias},
       {"clamp [1, -1]", with([](Epilogue& e) { e.clamp_min = 1.0f, e.clamp_max = -1.0f; }), kInvalidArgument},
       {"clamp [NaN, 1]", with([](Epilogue& e) { e.clamp_min = kNaN, e.clamp_max = 1.0f; }), kInvalidArgument},
       {"residual, ldr < N", with([&](Epilogue& e) { e.residual = residual.data(), e.ldr = N - 1; }),
-       kInvalidLeadingDim},
+       unless_fixed_residual},
       {"residual is C", with([&](Epilogue& e) { e.residual = c.data(), e.ldr = N; }), kInvalidArgument},
       {"bias inside C",
        with([&](Epilogue& e) { e.bias_kind = STRATA_CONV2D_NHWC_ZEN4_AVX512_BIAS_PER_ROW, e.bias = c.data() + N; }),
        kInvalidArgument},
   };
-  for (const BadCase& bad : cases) {
+  std::vector<BadCase> all(std::begin(cases), std::end(cases));
+  if (kEpilogueFixedByOp)  // another activation than the op spec's
+    all.push_back({"another activation than the op spec's", with([](Epilogue& e) {
+                     e.activation = static_cast<strata_conv2d_nhwc_zen4_avx512_activation>((kOpActivation + 1) % 5);
+                   }),
+                   kInvalidArgument});
+  for (const BadCase& bad : all) {
     std::fill(c.begin(), c.end(), 2.0f);
     const Status status = strata_conv2d_nhwc_zen4_avx512_gemm_epilogue(STRATA_CONV2D_NHWC_ZEN4_AVX512_NO_TRANS, STRATA_CONV2D_NHWC_ZEN4_AVX512_NO_TRANS, M, N, K,
                                                     1.0f, a.data(), K, b.data(), N, 0.0f, c.data(), N, &bad.epilogue);
@@ -232,7 +262,9 @@ void CheckEpilogueArguments(Tally& tally) {
   const Status plain = strata_conv2d_nhwc_zen4_avx512_gemm_epilogue(STRATA_CONV2D_NHWC_ZEN4_AVX512_NO_TRANS, STRATA_CONV2D_NHWC_ZEN4_AVX512_NO_TRANS, M, N, K, 1.0f,
                                                  a.data(), K, b.data(), N, 0.0f, c.data(), N, nullptr);
   tally.Expect(plain == kOk && c[0] == 3.0f, Format("gemm_epilogue with no epilogue: %s", StatusName(plain)));
-  const Epilogue null_bias = with([](Epilogue& e) { e.bias_kind = STRATA_CONV2D_NHWC_ZEN4_AVX512_BIAS_PER_ROW; });
+  const Epilogue null_bias =
+      kEpilogueFixedByOp ? with([](Epilogue& e) { e.bias = nullptr; })
+                         : with([](Epilogue& e) { e.bias_kind = STRATA_CONV2D_NHWC_ZEN4_AVX512_BIAS_PER_ROW; });
   const Status empty = strata_conv2d_nhwc_zen4_avx512_gemm_epilogue(STRATA_CONV2D_NHWC_ZEN4_AVX512_NO_TRANS, STRATA_CONV2D_NHWC_ZEN4_AVX512_NO_TRANS, 0, N, K, 1.0f,
                                                  a.data(), K, b.data(), N, 0.0f, c.data(), N, &null_bias);
   tally.Expect(empty == kOk, Format("gemm_epilogue with M = 0: %s", StatusName(empty)));

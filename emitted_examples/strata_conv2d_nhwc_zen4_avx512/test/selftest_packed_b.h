@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   9b9e9b3234d31ff7e4316e3fe6549db31e1ad9168381eea136f543ce632c95e2  template cpu/selftest_packed_b.h.tpl
+//   5f7f5af907f4e7eca1b9d9673b06a3f1a8695dd0b441d494201becf8ac1946c5  template cpu/selftest_packed_b.h.tpl
 
 // Self-test for strata_conv2d_nhwc_zen4_avx512: weights packed once (_pack_b, _pack_b_alloc) and multiplied by many A's
 // (_gemm_packed_b) against the reference, on the edges of the packed kernel's tiles and k slices, and their bad
@@ -169,7 +169,9 @@ void CheckPackedBArguments(Tally& tally) {
     Status got, want;
   };
   const auto pack = [&](int trans, int64_t n, int64_t k, int64_t max_m, const float* from, int64_t ldb, void* to,
-                        size_t size) { return strata_conv2d_nhwc_zen4_avx512_pack_b(transpose_value(trans), n, k, max_m, from, ldb, to, size); };
+                        size_t size) {
+    return strata_conv2d_nhwc_zen4_avx512_pack_b(transpose_value(trans), n, k, max_m, from, ldb, to, size);
+  };
   const int64_t huge = int64_t{1} << 40;
   const PackCase packs[] = {
       {"trans_b 7", pack(7, N, K, 8, b.data(), N, memory.data(), bytes), kInvalidArgument},

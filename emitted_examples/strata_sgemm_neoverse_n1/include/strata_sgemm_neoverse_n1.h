@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   e0e42ed282ee236b067d228a930f9c8dd296beda3cec12149028ffc50ba5338a  template cpu/api.h.tpl
+//   b8d2491a980a1245d8b368f55f9592069e4253f041d0482a4bc46c5698c4db45  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_NEOVERSE_N1_H_
 #define STRATA_SGEMM_NEOVERSE_N1_H_
@@ -28,7 +28,7 @@
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_MAJOR 0
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_MINOR 1
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_PATCH 0
-#define STRATA_SGEMM_NEOVERSE_N1_VERSION_STRING "0.1.0+25cef14bbda5"
+#define STRATA_SGEMM_NEOVERSE_N1_VERSION_STRING "0.1.0+bbaf5bf4f1d7"
 
 /* STRATA_SGEMM_NEOVERSE_N1_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_NEOVERSE_N1_SHARED for the library and its users and
@@ -104,7 +104,8 @@ STRATA_SGEMM_NEOVERSE_N1_API strata_sgemm_neoverse_n1_status strata_sgemm_neover
  * A zero-initialised epilogue_t is none of them. Statuses, besides the GEMM's: INVALID_ARGUMENT for a bias kind or
  * activation outside its enum, a NaN clamp bound or clamp_min >= clamp_max, or a bias or residual that overlaps C;
  * NULL_POINTER for a bias kind whose bias is NULL; INVALID_LEADING_DIM for ldr < N. A NULL epilogue is the plain
- * call. With K = 0 or alpha = 0 the epilogue applies to beta * C. */
+ * call. With K = 0 or alpha = 0 the epilogue applies to beta * C.
+ * The op spec fixes no epilogue: a call gives any. */
 typedef enum {
   STRATA_SGEMM_NEOVERSE_N1_BIAS_NONE = 0,
   STRATA_SGEMM_NEOVERSE_N1_BIAS_PER_COLUMN = 1,

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   efb1c3b241d4c938b9fc1a9d4598c8042d94a8b416207e6df58ab62e944fc634  template cpu/config.h.tpl
+//   7e9b09903335f412dbbc34b7de8f292f4eee8d06e82c4f15991d94aa8a83833c  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_neoverse_n1's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (neoverse_n1) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -34,6 +34,17 @@
 #define STRATA_DERIVED(type, name, value) constexpr type name = value
 
 namespace strata_sgemm_neoverse_n1_internal {
+
+// ---- The fused epilogue, from the op spec ---------------------------------------------------------------------
+
+// The epilogue the op spec fixes with its epilogue fragments, numbered as the C API's epilogue_t: an epilogue call
+// must give exactly these parts, and the kernels carry this activation alone. kEpilogueFixed false: a call gives
+// any epilogue.
+constexpr bool kEpilogueFixed = false;
+constexpr int32_t kFixedBias = 0;
+constexpr bool kFixedResidual = false;
+constexpr int32_t kFixedActivation = 0;
+constexpr bool kFixedClamp = false;
 
 // ---- The core, from the descriptor's isa ----------------------------------------------------------------------
 

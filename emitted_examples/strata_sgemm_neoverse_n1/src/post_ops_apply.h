@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   617f3f811052aa27896b8f4fbf855484381888bcfb922cc4c5c7a7d123cf54fb  template cpu/runtime/post_ops_apply.h
+//   5b0a82b974bbd06952a26c573b0f2c538b3e61b62dc68d97e6ca31f7c948a123  template cpu/runtime/post_ops_apply.h
 
 // The post-ops (post_ops.h) applied to a block of C: plain loops over blocks of a row that the compiler vectorizes
 // with the ISA's flags of the kernel file that includes this (kernel files are built with -O3), and the activations
@@ -156,8 +156,14 @@ void post_block(const PostOps& post, float* c, int64_t rows, int64_t cols) {
   }
 }
 
-// Applies `post` to rows x cols of C from c on (see PostFn).
+// Applies `post` to rows x cols of C from c on (see PostFn). A package whose op spec fixes the epilogue
+// (kEpilogueFixed) carries its activation's loop alone.
+template <bool kFixed = kEpilogueFixed>
 inline void apply_post_ops(const PostOps& post, float* c, int64_t rows, int64_t cols) {
+  if constexpr (kFixed) {
+    post_block<static_cast<Activation>(kFixedActivation)>(post, c, rows, cols);
+    return;
+  }
   switch (post.activation) {
     case Activation::kRelu: return post_block<Activation::kRelu>(post, c, rows, cols);
     case Activation::kGeluTanh: return post_block<Activation::kGeluTanh>(post, c, rows, cols);

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   efb1c3b241d4c938b9fc1a9d4598c8042d94a8b416207e6df58ab62e944fc634  template cpu/config.h.tpl
+//   7e9b09903335f412dbbc34b7de8f292f4eee8d06e82c4f15991d94aa8a83833c  template cpu/config.h.tpl
 
 // The configuration of strata_sgemm_x86_avx2's micro-kernels: the names the fixed sources are compiled under, the core as
 // the descriptor (x86_avx2) gives it, and the kernels' entry points. Generated; the fixed sources (src/*.h,
@@ -35,6 +35,17 @@
 #define STRATA_DERIVED(type, name, value) constexpr type name = value
 
 namespace strata_sgemm_x86_avx2_internal {
+
+// ---- The fused epilogue, from the op spec ---------------------------------------------------------------------
+
+// The epilogue the op spec fixes with its epilogue fragments, numbered as the C API's epilogue_t: an epilogue call
+// must give exactly these parts, and the kernels carry this activation alone. kEpilogueFixed false: a call gives
+// any epilogue.
+constexpr bool kEpilogueFixed = false;
+constexpr int32_t kFixedBias = 0;
+constexpr bool kFixedResidual = false;
+constexpr int32_t kFixedActivation = 0;
+constexpr bool kFixedClamp = false;
 
 // ---- The core, from the descriptor's isa ----------------------------------------------------------------------
 

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   9b9e9b3234d31ff7e4316e3fe6549db31e1ad9168381eea136f543ce632c95e2  template cpu/selftest_packed_b.h.tpl
+//   5f7f5af907f4e7eca1b9d9673b06a3f1a8695dd0b441d494201becf8ac1946c5  template cpu/selftest_packed_b.h.tpl
 
 // Self-test for strata_sgemm_x86_avx2: weights packed once (_pack_b, _pack_b_alloc) and multiplied by many A's
 // (_gemm_packed_b) against the reference, on the edges of the packed kernel's tiles and k slices, and their bad
@@ -169,7 +169,9 @@ void CheckPackedBArguments(Tally& tally) {
     Status got, want;
   };
   const auto pack = [&](int trans, int64_t n, int64_t k, int64_t max_m, const float* from, int64_t ldb, void* to,
-                        size_t size) { return strata_sgemm_x86_avx2_pack_b(transpose_value(trans), n, k, max_m, from, ldb, to, size); };
+                        size_t size) {
+    return strata_sgemm_x86_avx2_pack_b(transpose_value(trans), n, k, max_m, from, ldb, to, size);
+  };
   const int64_t huge = int64_t{1} << 40;
   const PackCase packs[] = {
       {"trans_b 7", pack(7, N, K, 8, b.data(), N, memory.data(), bytes), kInvalidArgument},

@@ -95,6 +95,10 @@ STRATA_X(status) post_ops_of(const STRATA_X(epilogue_t) * e, const Gemm& g, Post
     return STRATA_C(INVALID_ARGUMENT);
   const bool clamp = e->clamp_min != 0.0f || e->clamp_max != 0.0f;
   if (clamp && !(e->clamp_min < e->clamp_max)) return STRATA_C(INVALID_ARGUMENT);  // NaN bounds too
+  if (kEpilogueFixed &&
+      (static_cast<int32_t>(e->bias_kind) != kFixedBias || (e->residual != nullptr) != kFixedResidual ||
+       activation != kFixedActivation || clamp != kFixedClamp))
+    return STRATA_C(INVALID_ARGUMENT);  // the op spec fixes another epilogue
   if (g.M == 0 || g.N == 0) return STRATA_C(OK);
   const int64_t c_floats = extent(g.M, g.N, g.ldc) + 1;
   if (e->bias_kind != STRATA_C(BIAS_NONE)) {

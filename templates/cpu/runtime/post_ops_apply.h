@@ -148,8 +148,14 @@ void post_block(const PostOps& post, float* c, int64_t rows, int64_t cols) {
   }
 }
 
-// Applies `post` to rows x cols of C from c on (see PostFn).
+// Applies `post` to rows x cols of C from c on (see PostFn). A package whose op spec fixes the epilogue
+// (kEpilogueFixed) carries its activation's loop alone.
+template <bool kFixed = kEpilogueFixed>
 inline void apply_post_ops(const PostOps& post, float* c, int64_t rows, int64_t cols) {
+  if constexpr (kFixed) {
+    post_block<static_cast<Activation>(kFixedActivation)>(post, c, rows, cols);
+    return;
+  }
   switch (post.activation) {
     case Activation::kRelu: return post_block<Activation::kRelu>(post, c, rows, cols);
     case Activation::kGeluTanh: return post_block<Activation::kGeluTanh>(post, c, rows, cols);
