@@ -204,6 +204,9 @@ TEST_CASE("epilogue fragments after the outermost store fix the package's epilog
   CHECK(fixed.epilogue->clamp);
   CHECK(fixed.rkernel_cpu->levels[2].store == "write_c");
   CHECK(fixed.rkernel_cpu->levels[2].epilogue == std::vector<std::string>{"bias_per_row", "silu", "clamp"});
+  // The gather is a convolution's load.
+  CHECK_THAT(op_error(replaced(kValidGemmOp, "load: pack_a_panel", "load: [im2col_gather_a_panel, pack_b_panel]")),
+             Catch::Contains("im2col_gather_a_panel is a convolution's load"));
 
   CHECK(op_error(replaced(kValidGemmOp, "store: masked_store", "store: [masked_store, relu]")) ==
         "spec.yaml:20:29: rkernel.cpu[1]: epilogue fragments belong to the outermost level's store, which writes C");

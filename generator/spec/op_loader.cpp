@@ -290,6 +290,17 @@ Op load_op_text(const std::string& path, const std::string& content) {
     if (rk.has("cpu")) op.rkernel_cpu = read_rkernel(rk, "cpu", &op.epilogue);
     std::optional<EpilogueFacts> cuda_epilogue;  // none: the CUDA family knows no epilogue fragments
     if (rk.has("cuda")) op.rkernel_cuda = read_rkernel(rk, "cuda", &cuda_epilogue);
+    // A convolution's kernels gather A from its input as they pack it, a GEMM's pack A as it lies: the outermost
+    // CPU level's loads say which.
+    if (op.rkernel_cpu) {
+      const RKernelLevel& outer = op.rkernel_cpu->levels.back();
+      const bool gathers =
+          std::find(outer.load.begin(), outer.load.end(), "im2col_gather_a_panel") != outer.load.end();
+      if (gathers != (op.kind == OpKind::conv2d))
+        throw Error(outer.pos, op.kind == OpKind::conv2d
+                                   ? "rkernel.cpu: a convolution's outermost level loads im2col_gather_a_panel"
+                                   : "rkernel.cpu: im2col_gather_a_panel is a convolution's load (kind: conv2d)");
+    }
     if (op.kind == OpKind::conv2d && op.epilogue && op.epilogue->bias == 2)
       throw Error(op.epilogue->pos,
                   "a convolution's bias is one per output channel: bias_per_column, not bias_per_row");
