@@ -18,11 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include PKG_HEADER
 
-#define CAT2(a, b) a##b
-#define CAT(a, b) CAT2(a, b)
-#define API(name) CAT(PKG, CAT(_, name))
 
 namespace {
 
@@ -42,10 +40,6 @@ struct Batch {
   int64_t stride_c() const { return m * n; }
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // oneDNN's matmul over the batch: src count x M x K, weights count x K x N (strides for a transposed B), dst
 // count x M x N, made once, outside the timing.
@@ -73,15 +67,6 @@ struct OneDnnBatch {
   }
 };
 
-// The largest difference between c and want relative to want's largest magnitude.
-double relative_error(const std::vector<float>& c, const std::vector<float>& want) {
-  double worst = 0, scale = 1e-30;
-  for (size_t i = 0; i < c.size(); ++i) {
-    worst = std::max(worst, std::fabs(static_cast<double>(c[i]) - want[i]));
-    scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
-  }
-  return worst / scale;
-}
 
 }  // namespace
 
@@ -146,13 +131,13 @@ int main(int argc, char** argv) {
             if (round > 0) seconds[who].push_back(elapsed / calls);  // round 0 warms up
           }
         for (int who = 1; who < 4; ++who)
-          if (!(relative_error(c[who], c[0]) < 1e-4)) {
+          if (!(bench::relative_error(c[who], c[0]) < 1e-4)) {
             std::fprintf(stderr, "%s batch %lld seq: contender %d differs from the package's batched result\n",
                          t.product, static_cast<long long>(t.count), who);
             return 1;
           }
         double med[4];
-        for (int who = 0; who < 4; ++who) med[who] = median(seconds[who]);
+        for (int who = 0; who < 4; ++who) med[who] = bench::median(seconds[who]);
         std::printf("%s,%lld,%lld,%lld,%lld,%d,%.4e,%.4e,%.4e,%.4e,%.3f,%.3f,%.3f\n", t.product,
                     static_cast<long long>(t.count), static_cast<long long>(t.m), static_cast<long long>(t.n),
                     static_cast<long long>(t.k), threads, med[0], med[1], med[2], med[3], med[1] / med[0],

@@ -1,9 +1,9 @@
 // Times a generated CPU package's fused epilogue, y = GELU(x W^T + b) (bias per column, GELU in its tanh form), on a
 // shape suite against (1) the package's plain GEMM followed by a separate pass over C (the package's own vectorised
 // epilogue, run as a call with K = 0 and beta = 1 on a share of C's rows per thread) and (2) oneDNN's matmul with the
-// same bias and post-op; the plain GEMM alone is timed beside them, for the epilogue's share. Interleaved: each round runs every contender once, and the medians of the rounds are printed
-// as CSV with the fused call's speed against each (> 1: fused faster). Every contender's C is checked against the
-// fused one's.
+// same bias and post-op; the plain GEMM alone is timed beside them, for the epilogue's share. Interleaved: each round
+// runs every contender once, and the medians of the rounds are printed as CSV with the fused call's speed against
+// each (> 1: fused faster). Every contender's C is checked against the fused one's.
 // Usage: epilogues SUITE_CSV THREADS   (SUITE_CSV: header category,M,N,K)
 #include <omp.h>
 
@@ -19,44 +19,14 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include PKG_HEADER
 
-#define CAT2(a, b) a##b
-#define CAT(a, b) CAT2(a, b)
-#define API(name) CAT(PKG, CAT(_, name))
 
 namespace {
 
 constexpr int kRounds = 7;
 constexpr double kRoundFlops = 4e8;  // each contender's calls per round do about this much work
-
-struct Shape {
-  std::string category;
-  int64_t m, n, k;
-};
-
-std::vector<Shape> read_suite(const char* path) {
-  std::ifstream in(path);
-  std::vector<Shape> shapes;
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::stringstream fields(line);
-    Shape s;
-    std::string m, n, k;
-    if (std::getline(fields, s.category, ',') && std::getline(fields, m, ',') && std::getline(fields, n, ',') &&
-        std::getline(fields, k, ',')) {
-      s.m = std::stoll(m), s.n = std::stoll(n), s.k = std::stoll(k);
-      shapes.push_back(s);
-    }
-  }
-  return shapes;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // oneDNN's matmul: src M x K, weights K x N read from W stored N x K, a bias of 1 x N and GELU (tanh) as a post-op.
 struct OneDnnLinear {
@@ -64,7 +34,7 @@ struct OneDnnLinear {
   dnnl::stream stream{engine};
   dnnl::matmul matmul;
   dnnl::memory a, w, bias, c;
-  OneDnnLinear(const Shape& s, float* a_data, float* w_data, float* bias_data, float* c_data) {
+  OneDnnLinear(const bench::GemmShape& s, float* a_data, float* w_data, float* bias_data, float* c_data) {
     using dims = dnnl::memory::dims;
     const auto f32 = dnnl::memory::data_type::f32;
     const dnnl::memory::desc a_md(dims{s.m, s.k}, f32, dims{s.k, 1});
@@ -88,15 +58,6 @@ struct OneDnnLinear {
   }
 };
 
-// The largest difference between c and want relative to want's largest magnitude.
-double relative_error(const std::vector<float>& c, const std::vector<float>& want) {
-  double worst = 0, scale = 1e-30;
-  for (size_t i = 0; i < c.size(); ++i) {
-    worst = std::max(worst, std::fabs(static_cast<double>(c[i]) - want[i]));
-    scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
-  }
-  return worst / scale;
-}
 
 }  // namespace
 
@@ -105,14 +66,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: epilogues SUITE_CSV THREADS\n");
     return 2;
   }
-  const std::vector<Shape> shapes = read_suite(argv[1]);
+  const std::vector<bench::GemmShape> shapes = bench::read_gemm_suite(argv[1]);
   const int threads = std::atoi(argv[2]);
   if (shapes.empty() || threads < 1 || API(set_num_threads)(threads) != 0) return 2;
   omp_set_num_threads(threads);
   std::printf("category,M,N,K,threads,fused_s,separate_s,onednn_s,plain_gemm_s,over_separate,over_onednn,"
               "plain_over_fused\n");
   const auto no = static_cast<API(transpose)>(0), yes = static_cast<API(transpose)>(1);
-  for (const Shape& s : shapes) {
+  for (const bench::GemmShape& s : shapes) {
     std::vector<float> a(static_cast<size_t>(s.m * s.k)), w(static_cast<size_t>(s.n * s.k)),
         bias(static_cast<size_t>(s.n));
     for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(static_cast<int>(i * 7 % 13) - 6) / 16.0f;
@@ -165,13 +126,13 @@ int main(int argc, char** argv) {
         if (round > 0) seconds[who].push_back(elapsed / calls);  // round 0 warms up
       }
     for (int who = 1; who < 3; ++who)
-      if (!(relative_error(c[who], c[0]) < 1e-4)) {
+      if (!(bench::relative_error(c[who], c[0]) < 1e-4)) {
         std::fprintf(stderr, "%lldx%lldx%lld: contender %d differs from the fused result\n",
                      static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k), who);
         return 1;
       }
     double med[kContenders];
-    for (int who = 0; who < kContenders; ++who) med[who] = median(seconds[who]);
+    for (int who = 0; who < kContenders; ++who) med[who] = bench::median(seconds[who]);
     std::printf("%s,%lld,%lld,%lld,%d,%.4e,%.4e,%.4e,%.4e,%.3f,%.3f,%.3f\n", s.category.c_str(),
                 static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k), threads, med[0],
                 med[1], med[2], med[3], med[1] / med[0], med[2] / med[0], med[3] / med[0]);
