@@ -339,6 +339,7 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
                                    std::string("dispatch_packed.h"),
                                    std::string("dispatch_checks.h"),
                                    std::string("dispatch_packed_b.h"),
+                                   std::string("dispatch_batches.h"),
                                    std::string("tile_args.h"),
                                    std::string("post_ops.h"),
                                    std::string("post_ops_apply.h"),

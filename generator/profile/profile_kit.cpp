@@ -237,6 +237,12 @@ ProfileKit render_profile_kit(const KitInputs& in, TemplateRenderer& renderer) {
     dict.SetIntValue("HALF_FMA_PIPES", arch.isa.half_fma_pipes());
     dict.SetIntValue("DIRECT_ROWS", direct_tile_rows(arch.isa.vector));
     dict.SetValue("ARCH_NAME", arch.name);
+    // The kit times tiles without an epilogue: none is fixed.
+    dict.SetValue("EPILOGUE_FIXED", "false");
+    dict.SetIntValue("FIXED_BIAS", 0);
+    dict.SetValue("FIXED_RESIDUAL", "false");
+    dict.SetIntValue("FIXED_ACTIVATION", 0);
+    dict.SetValue("FIXED_CLAMP", "false");
     const std::string body = renderer.render("cpu/config.h.tpl", dict);
     kit.files["src/config.h"] = header(KitComment::cpp, {"cpu/config.h.tpl"}) + body;
   }

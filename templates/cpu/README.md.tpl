@@ -193,7 +193,27 @@ holds no pointers, so it may be copied or stored). The packed form records the p
 for: a call with others returns `{{PACKAGE_UPPER}}_PACKED_B_MISMATCH`. A call with more rows than it was packed for
 is computed all the same, on the kernel it was packed for.
 
-`{{PACKAGE}}_plan` (and `{{PACKAGE}}_gemm_plan` for a layout) tells you what a call of a given shape would do
+{{#CONV}}This package also computes 2-D convolutions (NHWC input and output, filter {{FILTER_LAYOUT}}), as implicit
+GEMMs on the same kernels, the input gathered as it is packed (no im2col buffer). {{CONV_FACTS}}
+
+```c
+/* A 3x3 convolution, stride 1, padding 1, over a batch of 56 x 56 images of 64 channels, to 64 channels. */
+{{PACKAGE}}_conv2d_t conv = {.batch = 1, .in_h = 56, .in_w = 56, .in_c = 64, .out_c = 64, .kernel_h = 3,
+    .kernel_w = 3, .stride_h = 1, .stride_w = 1, .pad_h = 1, .pad_w = 1, .dilation_h = 1, .dilation_w = 1};
+int64_t out_h, out_w;
+{{PACKAGE}}_status status = {{PACKAGE}}_conv2d_output_size(&conv, &out_h, &out_w);
+status = {{PACKAGE}}_conv2d(&conv, 1.0f, input, filter, 0.0f, output);
+/* The same filter for many calls: packed once, then read as it is. */
+void* packed = NULL;
+status = {{PACKAGE}}_conv2d_pack_filter_alloc(&conv, filter, &packed);
+status = {{PACKAGE}}_conv2d_packed(&conv, 1.0f, input, packed, 0.0f, output, NULL /* or an epilogue */);
+{{PACKAGE}}_packed_b_free(packed);
+```
+
+`{{PACKAGE}}_conv2d_epilogue` adds an epilogue (a bias per output channel, a residual image, an activation, a
+clamp). The header lists each call's statuses.
+
+{{/CONV}}`{{PACKAGE}}_plan` (and `{{PACKAGE}}_gemm_plan` for a layout) tells you what a call of a given shape would do
 (kernel, tiles, threads, thread blocks, predicted time) without running it. `{{PACKAGE}}_kernel_count`, `{{PACKAGE}}_kernel_plan` and `{{PACKAGE}}_with_kernel` let you
 force one of the kernels listed below, for testing or benchmarking.
 

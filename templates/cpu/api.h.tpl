@@ -137,6 +137,15 @@ typedef struct {
     {{PACKAGE}}_transpose trans_a, {{PACKAGE}}_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
     const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb, int64_t stride_b, float beta,
     float* C, int64_t ldc, int64_t stride_c, int64_t batch);
+/* The same with an epilogue (see gemm_epilogue) on every product: product i's bias is bias + i * stride_bias and its
+ * residual residual + i * stride_residual (a stride of 0 shares one among the products: a layer's bias). Besides the
+ * epilogue's statuses: INVALID_ARGUMENT for a negative stride, or for a bias or residual whose span (first product
+ * to last) overlaps that of the products' C; SIZE_OVERFLOW where a span is out of reach of 64-bit offsets. */
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_gemm_batched_epilogue(
+    {{PACKAGE}}_transpose trans_a, {{PACKAGE}}_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb, int64_t stride_b, float beta,
+    float* C, int64_t ldc, int64_t stride_c, int64_t batch, const {{PACKAGE}}_epilogue_t* epilogue,
+    int64_t stride_bias, int64_t stride_residual);
 
 /* Packed weights: op(B) (K x N) packed once into the micro-panels of one kernel, for calls of 1 to max_m rows (the
  * kernel whose plans the cost model prices best over that range; a call with more rows is still computed, on that

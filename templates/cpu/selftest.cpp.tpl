@@ -31,8 +31,8 @@
 #include "selftest_support.h"
 #include "selftest_arguments.h"
 #include "selftest_layouts.h"
-#include "selftest_batches.h"
 #include "selftest_epilogue.h"
+#include "selftest_batches.h"
 #include "selftest_packed_b.h"
 {{#CONV}}#include "selftest_conv.h"
 {{/CONV}}

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   b8d2491a980a1245d8b368f55f9592069e4253f041d0482a4bc46c5698c4db45  template cpu/api.h.tpl
+//   9baf56ac7687b385cce1aeb8937d62a624a3f643ab3de6f05e74d83533aef5b7  template cpu/api.h.tpl
 
 #ifndef STRATA_CONV2D_NHWC_X86_AVX2_H_
 #define STRATA_CONV2D_NHWC_X86_AVX2_H_
@@ -29,7 +29,7 @@
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_MAJOR 0
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_MINOR 1
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_PATCH 0
-#define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_STRING "0.1.0+7ac875610728"
+#define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_STRING "0.1.0+d17442ec7b23"
 
 /* STRATA_CONV2D_NHWC_X86_AVX2_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_CONV2D_NHWC_X86_AVX2_SHARED for the library and its users and
@@ -146,6 +146,15 @@ STRATA_CONV2D_NHWC_X86_AVX2_API strata_conv2d_nhwc_x86_avx2_status strata_conv2d
     strata_conv2d_nhwc_x86_avx2_transpose trans_a, strata_conv2d_nhwc_x86_avx2_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
     const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb, int64_t stride_b, float beta,
     float* C, int64_t ldc, int64_t stride_c, int64_t batch);
+/* The same with an epilogue (see gemm_epilogue) on every product: product i's bias is bias + i * stride_bias and its
+ * residual residual + i * stride_residual (a stride of 0 shares one among the products: a layer's bias). Besides the
+ * epilogue's statuses: INVALID_ARGUMENT for a negative stride, or for a bias or residual whose span (first product
+ * to last) overlaps that of the products' C; SIZE_OVERFLOW where a span is out of reach of 64-bit offsets. */
+STRATA_CONV2D_NHWC_X86_AVX2_API strata_conv2d_nhwc_x86_avx2_status strata_conv2d_nhwc_x86_avx2_gemm_batched_epilogue(
+    strata_conv2d_nhwc_x86_avx2_transpose trans_a, strata_conv2d_nhwc_x86_avx2_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb, int64_t stride_b, float beta,
+    float* C, int64_t ldc, int64_t stride_c, int64_t batch, const strata_conv2d_nhwc_x86_avx2_epilogue_t* epilogue,
+    int64_t stride_bias, int64_t stride_residual);
 
 /* Packed weights: op(B) (K x N) packed once into the micro-panels of one kernel, for calls of 1 to max_m rows (the
  * kernel whose plans the cost model prices best over that range; a call with more rows is still computed, on that

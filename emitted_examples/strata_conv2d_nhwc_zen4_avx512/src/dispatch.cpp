@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   1fb40e78330c3020a7a9eb12dc10e448e276e3f5aa05f064bf880c07bcbe3a1a  template cpu/runtime/dispatch.cpp
+//   2872fe7a00a5af9764dfc37dc692e90260c2bc9c044dc74cb8bf6bda83c4d30c  template cpu/runtime/dispatch.cpp
 
 // The dispatcher and driver: the per-call plan (kernel, blocking, threads) from the cost model in cost_model.h,
 // packing, the loops around the micro-kernels, the thread pool, strided batches and the C API.
@@ -308,72 +308,14 @@ inline bool ran_at_once(int64_t M, int64_t N, int64_t K, float alpha, const floa
   return true;
 }
 
-// ---- Strided batches ---------------------------------------------------------------------------------------------
+}  // namespace
+}  // namespace STRATA_PACKAGE_INTERNAL
 
-// A strided batch: product i reads A + i * stride_a and B + i * stride_b and writes C + i * stride_c.
-struct BatchJob {
-  Gemm first{};
-  int64_t stride_a = 0, stride_b = 0, stride_c = 0, count = 0;
-  int64_t per_task = 0;            // products per task, side by side
-  std::atomic<int32_t> status{0};  // the first failure's status (OK is 0)
-};
+// Strided batches, on the calls above.
+#include "dispatch_batches.h"
 
-Gemm product(const BatchJob& job, int64_t i) {
-  Gemm g = job.first;
-  g.A += i * job.stride_a;
-  g.B += i * job.stride_b;
-  g.C += i * job.stride_c;
-  return g;
-}
-
-// Runs products [begin, end) each on at most max_threads threads (0: current_threads()), keeping the first failure.
-// A product the calling thread's last plan runs at once takes that way, as a call of its own would (see
-// ran_at_once): the products of a batch are one shape.
-void run_products(BatchJob& job, int64_t begin, int64_t end, int32_t max_threads) {
-  for (int64_t i = begin; i < end; ++i) {
-    const Gemm g = product(job, i);
-    if (g.layout == 0 && ran_at_once(g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, -1))
-      continue;
-    const STRATA_X(status) status = execute(g, -1, nullptr, 0, false, max_threads);
-    int32_t none = 0;
-    if (status != STRATA_C(OK)) job.status.compare_exchange_strong(none, static_cast<int32_t>(status));
-  }
-}
-
-void batch_task(void* context, int64_t index) {
-  BatchJob& job = *static_cast<BatchJob*>(context);
-  run_products(job, index * job.per_task, std::min(job.count, (index + 1) * job.per_task), 1);
-}
-
-// The model prices the batch both ways: its products one after another, each on `threads` threads as its plan
-// shares it, or side by side, each alone on one thread, `threads` at a time (one parallel region for all). Products
-// too small to share well among threads run side by side.
-bool side_by_side(const Gemm& g, int64_t count, int32_t threads) {
-  if (threads <= 1 || count <= 1) return false;
-  const Plan& plan = choose_plan(g.M, g.N, g.K, threads, -1, g.layout);
-  const double after_another_s = static_cast<double>(count) * plan.seconds;
-  const double side_by_side_s =
-      static_cast<double>(strata_model::ceil_div(count, threads)) * plan.alone.seconds + kParallelRegionSeconds;
-  return side_by_side_s < after_another_s;
-}
-
-STRATA_X(status) run_batch(BatchJob& job) noexcept {
-  const int64_t strides[3] = {job.stride_a, job.stride_b, job.stride_c};
-  const STRATA_X(status) checked = check_batch(job.first, job.count, strides);
-  if (checked != STRATA_C(OK) || job.count == 0) return checked;
-  try {
-    const int32_t threads = current_threads();
-    if (side_by_side(job.first, job.count, threads)) {
-      job.per_task = strata_model::ceil_div(job.count, std::min<int64_t>(threads, job.count));
-      parallel_for(strata_model::ceil_div(job.count, job.per_task), batch_task, &job);
-    } else {
-      run_products(job, 0, job.count, 0);
-    }
-  } catch (...) {  // planning allocates; the pool throws only before any task has run
-    return STRATA_C(SYSTEM_ERROR);
-  }
-  return static_cast<STRATA_X(status)>(job.status.load());
-}
+namespace STRATA_PACKAGE_INTERNAL {
+namespace {
 
 // The layout bits of a call's transposes (see kTransA), or -1 where either is not a transpose value.
 int32_t layout_of(STRATA_X(transpose) trans_a, STRATA_X(transpose) trans_b) {
@@ -510,7 +452,26 @@ STRATA_X(gemm_batched)
   job.stride_b = stride_b;
   job.stride_c = stride_c;
   job.count = batch;
-  return run_batch(job);
+  return run_batch(job, nullptr);
+}
+
+STRATA_X(status)
+STRATA_X(gemm_batched_epilogue)
+(STRATA_X(transpose) trans_a, STRATA_X(transpose) trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+ const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb, int64_t stride_b, float beta, float* C,
+ int64_t ldc, int64_t stride_c, int64_t batch, const STRATA_X(epilogue_t) * epilogue, int64_t stride_bias,
+ int64_t stride_residual) {
+  const int32_t layout = layout_of(trans_a, trans_b);
+  if (layout < 0) return STRATA_C(INVALID_ARGUMENT);
+  BatchJob job;
+  job.first = Gemm{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, layout};
+  job.stride_a = stride_a;
+  job.stride_b = stride_b;
+  job.stride_c = stride_c;
+  job.count = batch;
+  job.stride_bias = stride_bias;
+  job.stride_residual = stride_residual;
+  return run_batch(job, epilogue);
 }
 
 int STRATA_X(cblas_sgemm)(int order, int trans_a, int trans_b, int M, int N, int K, float alpha, const float* A,

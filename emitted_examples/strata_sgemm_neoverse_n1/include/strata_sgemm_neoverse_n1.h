@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   b8d2491a980a1245d8b368f55f9592069e4253f041d0482a4bc46c5698c4db45  template cpu/api.h.tpl
+//   9baf56ac7687b385cce1aeb8937d62a624a3f643ab3de6f05e74d83533aef5b7  template cpu/api.h.tpl
 
 #ifndef STRATA_SGEMM_NEOVERSE_N1_H_
 #define STRATA_SGEMM_NEOVERSE_N1_H_
@@ -28,7 +28,7 @@
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_MAJOR 0
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_MINOR 1
 #define STRATA_SGEMM_NEOVERSE_N1_VERSION_PATCH 0
-#define STRATA_SGEMM_NEOVERSE_N1_VERSION_STRING "0.1.0+bbaf5bf4f1d7"
+#define STRATA_SGEMM_NEOVERSE_N1_VERSION_STRING "0.1.0+7c641bd48cd5"
 
 /* STRATA_SGEMM_NEOVERSE_N1_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_NEOVERSE_N1_SHARED for the library and its users and
@@ -145,6 +145,15 @@ STRATA_SGEMM_NEOVERSE_N1_API strata_sgemm_neoverse_n1_status strata_sgemm_neover
     strata_sgemm_neoverse_n1_transpose trans_a, strata_sgemm_neoverse_n1_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
     const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb, int64_t stride_b, float beta,
     float* C, int64_t ldc, int64_t stride_c, int64_t batch);
+/* The same with an epilogue (see gemm_epilogue) on every product: product i's bias is bias + i * stride_bias and its
+ * residual residual + i * stride_residual (a stride of 0 shares one among the products: a layer's bias). Besides the
+ * epilogue's statuses: INVALID_ARGUMENT for a negative stride, or for a bias or residual whose span (first product
+ * to last) overlaps that of the products' C; SIZE_OVERFLOW where a span is out of reach of 64-bit offsets. */
+STRATA_SGEMM_NEOVERSE_N1_API strata_sgemm_neoverse_n1_status strata_sgemm_neoverse_n1_gemm_batched_epilogue(
+    strata_sgemm_neoverse_n1_transpose trans_a, strata_sgemm_neoverse_n1_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb, int64_t stride_b, float beta,
+    float* C, int64_t ldc, int64_t stride_c, int64_t batch, const strata_sgemm_neoverse_n1_epilogue_t* epilogue,
+    int64_t stride_bias, int64_t stride_residual);
 
 /* Packed weights: op(B) (K x N) packed once into the micro-panels of one kernel, for calls of 1 to max_m rows (the
  * kernel whose plans the cost model prices best over that range; a call with more rows is still computed, on that

@@ -5,11 +5,11 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   3bb6259c08022e1d92b459de4e6630cd8aed6227e8160a4356eb62541819ee63  template cpu/selftest_batches.h.tpl
+//   634c4788f8d0cfd85ea99821cda527a04fb350afedc40b416220f88e90e4b523  template cpu/selftest_batches.h.tpl
 
-// Self-test for strata_sgemm_zen4_avx512: strided batches through _gemm_batched, in every layout, with A or B shared by all
-// products, against the reference, and their bad arguments. A part of test/selftest.cpp, which includes it after the
-// helpers it uses.
+// Self-test for strata_sgemm_zen4_avx512: strided batches through _gemm_batched (and _gemm_batched_epilogue), in every layout,
+// with A or B shared by all products, against the reference, and their bad arguments. A part of
+// test/selftest.cpp, which includes it after the helpers it uses.
 #ifndef STRATA_SGEMM_ZEN4_AVX512_SELFTEST_BATCHES_H_
 #define STRATA_SGEMM_ZEN4_AVX512_SELFTEST_BATCHES_H_
 
@@ -75,8 +75,22 @@ BatchCase MakeBatch(const Shape& s, int64_t count, int layout, Shared shared, bo
   return batch;
 }
 
-// Runs one batched call and checks every product's C and every float around them.
-std::string RunBatch(BatchCase& batch, int layout, const Combo& combo) {
+// A batch's epilogue: `epilogue` for product 0, its bias and residual stride_bias and stride_residual further on for
+// each next product; none where epilogue is null.
+struct BatchEpilogue {
+  const Epilogue* epilogue = nullptr;
+  int64_t stride_bias = 0, stride_residual = 0;
+  Epilogue Of(int64_t product) const {
+    Epilogue e = *epilogue;
+    if (e.bias != nullptr) e.bias += product * stride_bias;
+    if (e.residual != nullptr) e.residual += product * stride_residual;
+    return e;
+  }
+};
+
+// Runs one batched call (_gemm_batched_epilogue where `post` has an epilogue) and checks every product's C and every
+// float around them.
+std::string RunBatch(BatchCase& batch, int layout, const Combo& combo, const BatchEpilogue& post = BatchEpilogue{}) {
   const Problem& first = batch.products[0];
   const int64_t m = first.m, n = first.n, k = first.k, count = static_cast<int64_t>(batch.products.size());
   for (int64_t i = 0; i < count; ++i)
@@ -86,14 +100,22 @@ std::string RunBatch(BatchCase& batch, int layout, const Combo& combo) {
             combo.nan_c ? kNaN : batch.products[static_cast<size_t>(i)].c[static_cast<size_t>(r * n + j)];
   std::vector<float> expected(batch.c);
   const auto trans = [](bool t) { return t ? STRATA_SGEMM_ZEN4_AVX512_TRANS : STRATA_SGEMM_ZEN4_AVX512_NO_TRANS; };
-  const Status status = strata_sgemm_zen4_avx512_gemm_batched(
-      trans((layout & 1) != 0), trans((layout & 2) != 0), m, n, k, combo.alpha, batch.a.data(), batch.lda,
-      batch.stride_a, batch.b.data(), batch.ldb, batch.stride_b, combo.beta, batch.c.data(), batch.ldc,
-      batch.stride_c, count);
+  const Status status =
+      post.epilogue == nullptr
+          ? strata_sgemm_zen4_avx512_gemm_batched(trans((layout & 1) != 0), trans((layout & 2) != 0), m, n, k, combo.alpha,
+                                     batch.a.data(), batch.lda, batch.stride_a, batch.b.data(), batch.ldb,
+                                     batch.stride_b, combo.beta, batch.c.data(), batch.ldc, batch.stride_c, count)
+          : strata_sgemm_zen4_avx512_gemm_batched_epilogue(trans((layout & 1) != 0), trans((layout & 2) != 0), m, n, k,
+                                              combo.alpha, batch.a.data(), batch.lda, batch.stride_a, batch.b.data(),
+                                              batch.ldb, batch.stride_b, combo.beta, batch.c.data(), batch.ldc,
+                                              batch.stride_c, count, post.epilogue, post.stride_bias,
+                                              post.stride_residual);
   if (status != kOk) return Format("returned status %d (%s)", static_cast<int>(status), StatusName(status));
   for (int64_t i = 0; i < count; ++i) {
     float* c = batch.c.data() + i * batch.stride_c;
-    const std::string error = CompareC(batch.products[static_cast<size_t>(i)], c, batch.ldc, combo);
+    const Problem& p = batch.products[static_cast<size_t>(i)];
+    const std::string error = post.epilogue == nullptr ? CompareC(p, c, batch.ldc, combo)
+                                                       : CompareEpilogueC(p, c, batch.ldc, combo, post.Of(i));
     if (!error.empty()) return Format("product %lld: %s", static_cast<long long>(i), error.c_str());
     for (int64_t r = 0; r < m; ++r)
       std::memcpy(expected.data() + i * batch.stride_c + r * batch.ldc, c + r * batch.ldc,
@@ -130,14 +152,26 @@ void CheckBatches(Tally& tally) {
           if (g_quick && threads > 1) continue;
           if (!SetThreads(tally, threads)) return;
           const Combo& combo = kCombos[(pick + threads) % kNumCombos];
-          const std::string error = RunBatch(batch, layout, combo);
+          // Every third call with an epilogue: a bias per product (or one shared), a residual per product.
+          const int64_t m = s[0], n = s[1], ldr = n + 3, residual_stride = m * ldr + 2;
+          std::vector<float> biases(static_cast<size_t>(count * (std::max(m, n) + 1)) + 1),
+              residuals(static_cast<size_t>(count * residual_stride) + 1);
+          Lcg random(seed + 100);
+          for (float& x : biases) x = random.Next();
+          for (float& x : residuals) x = random.Next();
+          const Epilogue e = MakeEpilogue(pick, biases.data(), biases.data(), residuals.data(), ldr);
+          BatchEpilogue post;
+          if ((pick + threads) % 3 == 0) post = BatchEpilogue{&e, pick % 2 == 0 ? 0 : std::max(m, n) + 1,
+                                                              residual_stride};
+          const std::string error = RunBatch(batch, layout, combo, post);
           tally.Expect(error.empty(),
                        Format("gemm_batched(layout %d, %s, batch %lld, shared %d, strides %lld %lld %lld), threads %d, "
-                              "alpha=%g beta=%g: %s",
+                              "alpha=%g beta=%g%s: %s",
                               layout, ShapeName(s).c_str(), static_cast<long long>(count), static_cast<int>(shared),
                               static_cast<long long>(batch.stride_a), static_cast<long long>(batch.stride_b),
                               static_cast<long long>(batch.stride_c), threads, static_cast<double>(combo.alpha),
-                              static_cast<double>(combo.beta), error.c_str()));
+                              static_cast<double>(combo.beta),
+                              post.epilogue != nullptr ? (", " + EpilogueName(e)).c_str() : "", error.c_str()));
         }
       }
     }
@@ -181,6 +215,41 @@ void CheckBatchArguments(Tally& tally) {
   const Status empty = strata_sgemm_zen4_avx512_gemm_batched(STRATA_SGEMM_ZEN4_AVX512_NO_TRANS, STRATA_SGEMM_ZEN4_AVX512_NO_TRANS, M, N, K, 1.0f,
                                                 nullptr, K, 0, nullptr, N, 0, 0.0f, nullptr, N, 0, 0);
   tally.Expect(empty == kOk, Format("gemm_batched with a batch of 0 returned %s, want OK", StatusName(empty)));
+  // The epilogue's own: a bad epilogue, negative strides, a bias or residual span reaching into the products' C, or
+  // out of reach.
+  std::vector<float> bias(static_cast<size_t>(kCount * N), 1.0f), residual(static_cast<size_t>(kCount * M * N), 1.0f);
+  const Epilogue valid = MakeEpilogue(3, bias.data(), bias.data(), residual.data(), N);
+  Epilogue bad_activation = valid;
+  bad_activation.activation = static_cast<strata_sgemm_zen4_avx512_activation>(5);
+  Epilogue bias_in_c = valid, residual_in_c = valid;
+  if (bias_in_c.bias != nullptr) bias_in_c.bias = c.data() + (kCount - 1) * M * N;
+  if (residual_in_c.residual != nullptr) residual_in_c.residual = c.data() + (kCount - 1) * M * N;
+  struct EpilogueArguments {
+    const char* what;
+    const Epilogue* epilogue;
+    int64_t stride_bias, stride_residual;
+    Status want;
+  };
+  const EpilogueArguments epilogue_cases[] = {
+      {"an activation of 5", &bad_activation, N, M * N, kInvalidArgument},
+      {"a negative bias stride", &valid, -1, M * N, kInvalidArgument},
+      {"a negative residual stride", &valid, N, -1, kInvalidArgument},
+      {"a bias in the last product's C", &bias_in_c, 0, M * N,
+       bias_in_c.bias != nullptr ? kInvalidArgument : kOk},
+      {"a residual in the last product's C", &residual_in_c, N, 0,
+       residual_in_c.residual != nullptr ? kInvalidArgument : kOk},
+      {"a residual stride out of reach", &valid, N, huge, valid.residual != nullptr ? kSizeOverflow : kOk},
+  };
+  for (const EpilogueArguments& t : epilogue_cases) {
+    std::fill(c.begin(), c.end(), 2.0f);
+    const Status got = strata_sgemm_zen4_avx512_gemm_batched_epilogue(
+        STRATA_SGEMM_ZEN4_AVX512_NO_TRANS, STRATA_SGEMM_ZEN4_AVX512_NO_TRANS, M, N, K, 1.0f, a.data(), K, M * K, b.data(), N, K * N,
+        0.0f, c.data(), N, M * N, kCount, t.epilogue, t.stride_bias, t.stride_residual);
+    const bool untouched = t.want != kOk ? c_untouched() : true;
+    tally.Expect(got == t.want && untouched, Format("gemm_batched_epilogue with %s returned %s, want %s%s", t.what,
+                                                    StatusName(got), StatusName(t.want),
+                                                    untouched ? "" : "; C changed"));
+  }
 }
 
 }  // namespace
