@@ -296,8 +296,9 @@ TEST_CASE("CUDA packages compile with nvcc for sm_80 and sm_90a within the descr
         objects += " " + object;
       }
       // Per architecture: two instantiations per cp.async kernel (aligned and element-wise loads), one per wgmma
-      // kernel (tensor maps only; an empty body for sm_80), and the reduction.
-      size_t instantiations = 1;
+      // kernel (tensor maps only; an empty body for sm_80), the reduction, and the transpose for 2- and 4-byte
+      // elements.
+      size_t instantiations = 3;
       bool wgmma = false;
       for (const auto& k : YAML::LoadFile(pkg + "/manifest.yaml")["kernels"]) {
         wgmma = wgmma || k["unit"].as<std::string>() == "wgmma";

@@ -101,7 +101,7 @@ TEST_CASE("a vendored CUDA package builds optimised and warning-free, exports it
       CHECK(flag == "-O3");
       ++cuda_files;
     }
-  CHECK(cuda_files == 2);  // the kernel and the split-K reduction
+  CHECK(cuda_files == 3);  // the kernel, the split-K reduction and the transpose
 
   // The shared library exports the C API and nothing else; the documents are installed beside it.
   const auto exported = nm_symbols("nm -D --defined-only " + shared_prefix + "/lib/libcuda_vend.so", "TDBRVW", dir);

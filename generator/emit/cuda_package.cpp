@@ -457,7 +457,10 @@ std::map<std::string, std::string> render_cuda_package(const PackageInputs& in, 
   };
   const Rendered rendered[] = {
       {"cuda/reduce.cu.tpl", "src/kernels/splitk_reduce.cu", CommentStyle::cpp},
+      {"cuda/transpose.cu.tpl", "src/kernels/transpose.cu", CommentStyle::cpp},
       {"cuda/gemm_kernels.cuh.tpl", "src/gemm_kernels.cuh", CommentStyle::cpp},
+      {"cuda/epilogue.cuh.tpl", "src/epilogue.cuh", CommentStyle::cpp},
+      {"cuda/dispatch_calls.h.tpl", "src/dispatch_calls.h", CommentStyle::cpp},
       {"cuda/internal.h.tpl", "src/internal.h", CommentStyle::cpp},
       {"cuda/api.h.tpl", "include/" + in.name + ".h", CommentStyle::cpp},
       {"cuda/dispatch.cpp.tpl", "src/dispatch.cpp", CommentStyle::cpp},
@@ -465,6 +468,7 @@ std::map<std::string, std::string> render_cuda_package(const PackageInputs& in, 
       {"cuda/gpu_model.h", "src/gpu_model.h", CommentStyle::cpp},
       {"cuda/CMakeLists.txt.tpl", "CMakeLists.txt", CommentStyle::hash},
       {"cuda/selftest.cpp.tpl", "test/selftest.cpp", CommentStyle::cpp},
+      {"cuda/selftest_calls.h.tpl", "test/selftest_calls.h", CommentStyle::cpp},
       {"cuda/bench.cpp.tpl", "bench/bench.cpp", CommentStyle::cpp},
   };
   for (const Rendered& r : rendered) {

@@ -64,6 +64,7 @@ endif()
 # One .cu file per kernel, so they compile in parallel.
 set(_kernel_sources
   src/kernels/splitk_reduce.cu
+  src/kernels/transpose.cu
 {{#KERNEL}}  src/kernels/{{NAME}}.cu
 {{/KERNEL}})
 # Appended to each file's own options, which come after the build type's flags, so they win over a -O0 there. nvcc

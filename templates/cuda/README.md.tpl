@@ -21,10 +21,12 @@ ship it, in source or binary form, without keeping a notice.
 | --- | --- |
 | `include/{{PACKAGE}}.h` | the public C API (usable from C and C++, no CUDA headers needed) |
 | `src/dispatch.cpp` | argument checks, the per-shape plan (kernel, split-K, grid), launches, CUDA errors as statuses |
+| `src/dispatch_calls.h` | the calls with transposes, an epilogue or a batch: their checks, copies and plan |
 | `src/gemm_kernels.cuh` | the device code: cp.async pipeline, Tensor Core and CUDA-core block kernels |
-| `src/kernels/` | one file per kernel, instantiating it with its tiles; `splitk_reduce.cu` sums split-K partials |
+| `src/epilogue.cuh` | how every kernel finishes C: alpha and beta, the fused epilogue, a batch's products |
+| `src/kernels/` | one file per kernel (its tiles); `splitk_reduce.cu` sums split-K partials, `transpose.cu` transposes operands |
 | `src/cost_model.h` | the performance model the dispatcher plans with (the generator ranks with the same file) |
-| `test/selftest.cpp` | a self-test against a double-precision host reference |
+| `test/selftest.cpp`, `test/selftest_calls.h` | a self-test against a double-precision host reference |
 | `bench/bench.cpp` | a benchmark against cuBLAS that prints CSV |
 | `manifest.yaml` | everything Strata decided when it generated this package, and why |
 | `inputs/` | the architecture descriptor and operator spec it was generated from, verbatim |
@@ -130,6 +132,18 @@ if (s != {{PACKAGE_UPPER}}_OK) fprintf(stderr, "%s (CUDA error %d)\n", {{PACKAGE
 - `{{PACKAGE}}_execute(&plan, ..., workspace, workspace_bytes, stream)` runs a plan with your workspace (only
   `kernel_id` and `split_k` are read, so either can be forced) and allocates nothing. The plain call takes a
   split-K workspace with `cudaMallocAsync` on the stream when its plan needs one.
+
+- `{{PACKAGE}}_gemm(trans_a, trans_b, ...)` takes A or B transposed (`{{PACKAGE_UPPER}}_TRANS`: a transposed A
+  stored K x M, a transposed B N x K, as a linear layer's [out_features, in_features] weights). The kernels read A as
+  M rows of K and B as {{B_ROWS_TEXT}}; an operand stored the other way round is transposed into a
+  stream-ordered workspace first.
+- `{{PACKAGE}}_gemm_epilogue(..., &epilogue, stream)` fuses a bias per column or per row, a residual matrix, an
+  activation (ReLU, GELU with tanh or erf, SiLU) and a clamp into the kernels' stores (under split-K, into the
+  reduction).
+- `{{PACKAGE}}_gemm_batched(..., stride_a, ..., stride_b, ..., stride_c, batch, stream)` and
+  `{{PACKAGE}}_gemm_batched_epilogue` run `batch` products of one shape, the strides apart (0: one operand shared
+  by all), side by side in one grid. `{{PACKAGE}}_gemm_plan(trans_a, trans_b, M, N, K, batch, &plan)` plans such a
+  call, copies included.
 
 Bad arguments (negative sizes, short leading dimensions, null pointers the call would use, sizes that overflow)
 come back as statuses, as do CUDA errors; nothing exits or aborts. M, N or K of zero is valid. Leading dimensions

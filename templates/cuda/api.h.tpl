@@ -140,6 +140,93 @@ typedef struct {
                                                             float beta, float* C, int64_t ldc, void* workspace,
                                                             size_t workspace_bytes, {{PACKAGE}}_stream stream);
 
+/* Transposed operands: C = alpha * op(A) * op(B) + beta * C with op(X) = X or X^T and C row-major M x N. A
+ * transposed A is stored K x M (lda >= M), a transposed B N x K (ldb >= K): a weight matrix stored [out_features,
+ * in_features] is B transposed. The kernels read A as M rows of K and B as {{B_ROWS_TEXT}}; an operand
+ * stored the other way round is first transposed into workspace (stream-ordered, as for split-K), a pass over it
+ * that the plan's prediction includes. A column-major caller computes C^T = op(B)^T op(A)^T: swap A and B, M and N,
+ * and flip both transposes. trans_a or trans_b outside the enum: INVALID_ARGUMENT. If the workspace for a transpose
+ * cannot be allocated the call returns OUT_OF_MEMORY and leaves C as it was. */
+typedef enum {
+  {{PACKAGE_UPPER}}_NO_TRANS = 0,
+  {{PACKAGE_UPPER}}_TRANS = 1
+} {{PACKAGE}}_transpose;
+
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_gemm({{PACKAGE}}_transpose trans_a, {{PACKAGE}}_transpose trans_b,
+                                                         int64_t M, int64_t N, int64_t K, float alpha,
+                                                         const {{A_CTYPE}}* A, int64_t lda, const {{B_CTYPE}}* B,
+                                                         int64_t ldb, float beta, float* C, int64_t ldc,
+                                                         {{PACKAGE}}_stream stream);
+
+/* Fused epilogue: C = clamp(activation(alpha * op(A) * op(B) + beta * C + bias + residual)), applied by the kernels
+ * as they store C (under split-K, by the reduction, once), so that a layer's bias, activation and residual cost no
+ * pass over C. Each part is optional:
+ *   bias       bias[j] added to column j (BIAS_PER_COLUMN, N floats: a linear layer's) or bias[i] to row i
+ *              (BIAS_PER_ROW, M floats), a device pointer;
+ *   residual   an M x N row-major matrix in device memory (leading dimension ldr >= N) added element by element;
+ *              NULL for none;
+ *   activation RELU max(x, 0); GELU_TANH x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2; GELU_ERF
+ *              x (1 + erf(x / sqrt(2))) / 2; SILU x / (1 + e^-x); by CUDA's tanhf, erff and expf (NaN stays NaN);
+ *   clamp      min(max(x, clamp_min), clamp_max), last, unless both are 0 (ReLU6: 0 and 6; +-INFINITY leaves a side
+ *              open).
+ * A zero-initialised epilogue_t is none of them; a NULL epilogue is the plain call. Statuses, besides the GEMM's:
+ * INVALID_ARGUMENT for a bias kind or activation outside its enum, a NaN clamp bound or clamp_min >= clamp_max, or
+ * a bias or residual that overlaps C; NULL_POINTER for a bias kind whose bias is NULL; INVALID_LEADING_DIM for
+ * ldr < N. With K = 0 or alpha = 0 the epilogue applies to beta * C. */
+typedef enum {
+  {{PACKAGE_UPPER}}_BIAS_NONE = 0,
+  {{PACKAGE_UPPER}}_BIAS_PER_COLUMN = 1,
+  {{PACKAGE_UPPER}}_BIAS_PER_ROW = 2
+} {{PACKAGE}}_bias;
+
+typedef enum {
+  {{PACKAGE_UPPER}}_ACTIVATION_NONE = 0,
+  {{PACKAGE_UPPER}}_ACTIVATION_RELU = 1,
+  {{PACKAGE_UPPER}}_ACTIVATION_GELU_TANH = 2,
+  {{PACKAGE_UPPER}}_ACTIVATION_GELU_ERF = 3,
+  {{PACKAGE_UPPER}}_ACTIVATION_SILU = 4
+} {{PACKAGE}}_activation;
+
+typedef struct {
+  {{PACKAGE}}_bias bias_kind;
+  const float* bias;
+  const float* residual;
+  int64_t ldr;
+  {{PACKAGE}}_activation activation;
+  float clamp_min, clamp_max;
+} {{PACKAGE}}_epilogue_t;
+
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_gemm_epilogue(
+    {{PACKAGE}}_transpose trans_a, {{PACKAGE}}_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const {{A_CTYPE}}* A, int64_t lda, const {{B_CTYPE}}* B, int64_t ldb, float beta, float* C, int64_t ldc,
+    const {{PACKAGE}}_epilogue_t* epilogue, {{PACKAGE}}_stream stream);
+
+/* Strided batched: `batch` products C_i = alpha * op(A_i) * op(B_i) + beta * C_i, i in [0, batch), with
+ * A_i = A + i * stride_a, B_i = B + i * stride_b and C_i = C + i * stride_c (strides in elements; attention's
+ * per-head products). A stride of 0 gives every product the same A or B. The products run side by side in one grid
+ * (the batch is a grid dimension), so that many small products fill the GPU; the persistent wgmma kernels take
+ * single products only. The products' C must not overlap: with batch > 1, stride_c >= (M - 1) * ldc + N, else
+ * INVALID_ARGUMENT; a negative stride is INVALID_ARGUMENT and a negative batch INVALID_SIZE; a batch of 0 does
+ * nothing. With an epilogue, product i's bias is bias + i * stride_bias and its residual residual + i *
+ * stride_residual (0 shares one: a layer's bias); a bias or residual whose span (first product to last) overlaps
+ * that of the products' C is INVALID_ARGUMENT. */
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_gemm_batched(
+    {{PACKAGE}}_transpose trans_a, {{PACKAGE}}_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const {{A_CTYPE}}* A, int64_t lda, int64_t stride_a, const {{B_CTYPE}}* B, int64_t ldb, int64_t stride_b,
+    float beta, float* C, int64_t ldc, int64_t stride_c, int64_t batch, {{PACKAGE}}_stream stream);
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_gemm_batched_epilogue(
+    {{PACKAGE}}_transpose trans_a, {{PACKAGE}}_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const {{A_CTYPE}}* A, int64_t lda, int64_t stride_a, const {{B_CTYPE}}* B, int64_t ldb, int64_t stride_b,
+    float beta, float* C, int64_t ldc, int64_t stride_c, int64_t batch, const {{PACKAGE}}_epilogue_t* epilogue,
+    int64_t stride_bias, int64_t stride_residual, {{PACKAGE}}_stream stream);
+
+/* The plan of such a call (tightest leading dimensions, products one after another, operands on 16-byte
+ * boundaries, no epilogue): workspace_bytes then counts the transposed copies as well as the partial sums, and
+ * predicted_seconds the transposes. Pure host computation. */
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_gemm_plan({{PACKAGE}}_transpose trans_a,
+                                                              {{PACKAGE}}_transpose trans_b, int64_t M, int64_t N,
+                                                              int64_t K, int64_t batch, {{PACKAGE}}_plan_t* plan);
+
 /* {{PACKAGE_UPPER}}_VERSION_STRING of the library linked, and how it was generated: the generator's version, the
  * command that regenerates the package (run in its inputs/ directory) and the sha256 of every input, one per line.
  * Neither needs a GPU. */

@@ -8,6 +8,18 @@
 
 namespace {{PACKAGE}}_detail {
 
+// A fused epilogue, applied to each element of C after alpha * sum + beta * C (the API's epilogue_t, checked):
+// the bias, the residual, the activation, then the clamp.
+struct EpilogueParams {
+  const float* bias;      // null: none
+  int32_t bias_per_row;   // 1: bias[r] to row r; 0: bias[c] to column c
+  const float* residual;  // null: none; else M x N row-major with leading dimension ldr
+  int64_t ldr;
+  int32_t activation;  // the API's activation values: 0 none, 1 ReLU, 2 GELU (tanh), 3 GELU (erf), 4 SiLU
+  int32_t clamp;       // 1: clamp to [clamp_min, clamp_max]
+  float clamp_min, clamp_max;
+};
+
 // Everything a block needs, passed by value as the kernel argument. Index arithmetic is 64-bit throughout.
 struct GemmParams {
   int64_t M, N, K;
@@ -23,16 +35,31 @@ struct GemmParams {
   int64_t m_tiles, n_tiles;  // block tiles along M and N; gridDim.x = m_tiles * n_tiles, gridDim.z = splits
   int64_t persistent_blocks;  // wgmma kernels: blocks to launch at most (SMs x blocks per SM), each looping over tiles
   unsigned int* tile_counters;  // wgmma kernels under split-K: one zeroed counter per tile (same-launch reduction)
+  int32_t has_epilogue;         // 0: C = alpha * sum + beta * C alone, and `epilogue` is not read
+  EpilogueParams epilogue;
+  // A strided batch: product i (blockIdx.y) reads A + i * stride_a and B + i * stride_b and writes C + i * stride_c
+  // (elements), with bias + i * stride_bias and residual + i * stride_residual, and under split-K its own
+  // splits * M * N partial sums. products = gridDim.y: 1 for a single GEMM (and always for a wgmma kernel).
+  int64_t products;
+  int64_t stride_a, stride_b, stride_c, stride_bias, stride_residual;
 };
 
-// Launches kernel `id` on `stream`: mma.sync and CUDA-core kernels with gridDim (m_tiles * n_tiles, 1, splits), wgmma
-// kernels with p.persistent_blocks blocks over every tile and split. `aligned`: A and B rows start on 16-byte
-// boundaries (cp.async of whole chunks; tensor maps); otherwise the element-wise variant runs, and a wgmma kernel,
-// which has none, is never asked to.
+// Launches kernel `id` on `stream`: mma.sync and CUDA-core kernels with gridDim (m_tiles * n_tiles, products,
+// splits), wgmma kernels with p.persistent_blocks blocks over every tile and split. `aligned`: A and B rows start on
+// 16-byte boundaries (cp.async of whole chunks; tensor maps); otherwise the element-wise variant runs, and a wgmma
+// kernel, which has none, is never asked to.
 {{#KERNEL}}cudaError_t launch_{{NAME}}(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 {{/KERNEL}}
-// C = alpha * (sum of the splits' partial sums, in split order) + beta * C: deterministic, unlike atomics.
+// C = alpha * (sum of the splits' partial sums, in split order) + beta * C, then the epilogue, for each of the
+// launch's products: deterministic, unlike atomics.
 cudaError_t launch_splitk_reduce(const GemmParams& p, int splits, cudaStream_t stream);
+
+// The transpose of `count` matrices of `element_bytes` (2 or 4) each: matrix i, `rows` x `cols` at
+// src + i * src_stride elements (leading dimension ld_src), to dst + i * dst_stride as `cols` x `rows` with leading
+// dimension ld_dst. It turns an operand stored the other way into the layout the GEMM kernels read.
+cudaError_t launch_transpose(const void* src, int64_t ld_src, int64_t src_stride, int64_t rows, int64_t cols,
+                             void* dst, int64_t ld_dst, int64_t dst_stride, int64_t count, int element_bytes,
+                             cudaStream_t stream);
 
 }  // namespace {{PACKAGE}}_detail
 

@@ -1,6 +1,6 @@
 // The launcher of kernel {{NAME}} (tiles in the header above){{#WGMMA}}: persistent wgmma blocks over tensor maps of A and
 // B, on the caller's stream{{/WGMMA}}{{#BLOCKS}}: the cp.async instantiation for 16-byte aligned rows, the element-wise one
-// otherwise, on the caller's stream with gridDim (block tiles, 1, splits){{/BLOCKS}}.
+// otherwise, on the caller's stream with gridDim (block tiles, products, splits){{/BLOCKS}}.
 #include "../{{KERNEL_HEADER}}"
 
 namespace {{PACKAGE}}_detail {
@@ -10,7 +10,8 @@ cudaError_t launch_{{NAME}}(const GemmParams& p, int splits, bool aligned, cudaS
   static_assert(Tiles::kThreads == {{THREADS}} && Tiles::kSharedBytes == {{SHARED_BYTES}} &&
                     Tiles::kBlockM == {{BM}} && Tiles::kBlockN == {{BN}},
                 "the dispatcher's kernel table must describe this instantiation");
-  if (!aligned && p.K > 0) return cudaErrorInvalidValue;  // tensor maps need 16-byte rows; the dispatcher checks first
+  // Tensor maps need 16-byte rows, and the grid is one product's; the dispatcher checks both first.
+  if ((!aligned && p.K > 0) || p.products != 1) return cudaErrorInvalidValue;
   return launch_wgmma<{{CONSUMERS}}, {{WGMMA_N}}, {{STAGES}}, {{GROUP_M}}, {{SWAPPED}}>(p, splits, p.persistent_blocks, stream);
 {{/WGMMA}}{{#TENSOR_CORES}}  using Tiles = TensorCoreTiles<{{BM}}, {{BN}}, {{BK}}, {{WM}}, {{WN}}, {{STAGES}}>;
   void (*const kernel)(GemmParams) =
@@ -29,7 +30,8 @@ cudaError_t launch_{{NAME}}(const GemmParams& p, int splits, bool aligned, cudaS
         opt_in_shared(reinterpret_cast<const void*>(kernel), Tiles::kSharedBytes, &opted[aligned ? 1 : 0]);
     if (e != cudaSuccess) return e;
   }
-  const dim3 grid(static_cast<unsigned>(p.m_tiles * p.n_tiles), 1, static_cast<unsigned>(splits));
+  const dim3 grid(static_cast<unsigned>(p.m_tiles * p.n_tiles), static_cast<unsigned>(p.products),
+                  static_cast<unsigned>(splits));
   kernel<<<grid, Tiles::kThreads, Tiles::kSharedBytes, stream>>>(p);
   return cudaGetLastError();
 {{/BLOCKS}}}

@@ -1,7 +1,8 @@
 // Self-test of {{PACKAGE}}: argument checks, plans and the version (no GPU needed), then every kernel, forced by
 // id, with and without split-K, and the dispatcher, against a double-precision host reference on edge-case shapes:
 // 0, 1, primes, K not a multiple of any k tile, leading dimensions that break 16-byte alignment, beta = 0 over NaN,
-// and padding columns of C that must stay untouched.
+// and padding columns of C that must stay untouched; then the calls with transposes, epilogues and batches
+// (selftest_calls.h).
 // Exit status 0: passed (or skipped with "selftest: skipped" when no usable GPU is present); 1: a check failed.
 #include "{{PACKAGE}}.h"
 
@@ -295,8 +296,11 @@ bool usable_device(std::string* why) {
 
 }  // namespace
 
+#include "selftest_calls.h"
+
 int main() {
   check_arguments();
+  check_call_arguments();
   std::string why;
   if (!usable_device(&why)) {
     if (g_failures) {
@@ -343,6 +347,7 @@ int main() {
       }
     }
   }
+  run_call_cases(rng);
   if (g_wgmma_skipped > 0)
     std::printf("wgmma kernels did not run (%d cases): %s\n", g_wgmma_skipped,
                 g_wgmma_runs ? "" : "the device is not compute capability 9.0 or the build has no sm_90a code");

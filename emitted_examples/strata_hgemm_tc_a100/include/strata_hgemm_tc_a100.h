@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   a576094ed5a3ed32a63c9c6a08a0a7a1d17fa35b0b0f075518286b00887e2225  template cuda/api.h.tpl
+//   ad14ee0a0f4c0f029fb131a5eba9c29121a464d1202386500e2796a9a040c7fa  template cuda/api.h.tpl
 
 #ifndef STRATA_HGEMM_TC_A100_H_
 #define STRATA_HGEMM_TC_A100_H_
@@ -31,7 +31,7 @@
 #define STRATA_HGEMM_TC_A100_VERSION_MAJOR 0
 #define STRATA_HGEMM_TC_A100_VERSION_MINOR 1
 #define STRATA_HGEMM_TC_A100_VERSION_PATCH 0
-#define STRATA_HGEMM_TC_A100_VERSION_STRING "0.1.0+f68dfcf26bd4"
+#define STRATA_HGEMM_TC_A100_VERSION_STRING "0.1.0+6245eca858e3"
 
 /* STRATA_HGEMM_TC_A100_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_HGEMM_TC_A100_SHARED for the library and its users and
@@ -147,6 +147,93 @@ STRATA_HGEMM_TC_A100_API strata_hgemm_tc_a100_status strata_hgemm_tc_a100_execut
                                                             int64_t lda, const strata_hgemm_tc_a100_half* B, int64_t ldb,
                                                             float beta, float* C, int64_t ldc, void* workspace,
                                                             size_t workspace_bytes, strata_hgemm_tc_a100_stream stream);
+
+/* Transposed operands: C = alpha * op(A) * op(B) + beta * C with op(X) = X or X^T and C row-major M x N. A
+ * transposed A is stored K x M (lda >= M), a transposed B N x K (ldb >= K): a weight matrix stored [out_features,
+ * in_features] is B transposed. The kernels read A as M rows of K and B as N rows of K (column-major K x N); an operand
+ * stored the other way round is first transposed into workspace (stream-ordered, as for split-K), a pass over it
+ * that the plan's prediction includes. A column-major caller computes C^T = op(B)^T op(A)^T: swap A and B, M and N,
+ * and flip both transposes. trans_a or trans_b outside the enum: INVALID_ARGUMENT. If the workspace for a transpose
+ * cannot be allocated the call returns OUT_OF_MEMORY and leaves C as it was. */
+typedef enum {
+  STRATA_HGEMM_TC_A100_NO_TRANS = 0,
+  STRATA_HGEMM_TC_A100_TRANS = 1
+} strata_hgemm_tc_a100_transpose;
+
+STRATA_HGEMM_TC_A100_API strata_hgemm_tc_a100_status strata_hgemm_tc_a100_gemm(strata_hgemm_tc_a100_transpose trans_a, strata_hgemm_tc_a100_transpose trans_b,
+                                                         int64_t M, int64_t N, int64_t K, float alpha,
+                                                         const strata_hgemm_tc_a100_half* A, int64_t lda, const strata_hgemm_tc_a100_half* B,
+                                                         int64_t ldb, float beta, float* C, int64_t ldc,
+                                                         strata_hgemm_tc_a100_stream stream);
+
+/* Fused epilogue: C = clamp(activation(alpha * op(A) * op(B) + beta * C + bias + residual)), applied by the kernels
+ * as they store C (under split-K, by the reduction, once), so that a layer's bias, activation and residual cost no
+ * pass over C. Each part is optional:
+ *   bias       bias[j] added to column j (BIAS_PER_COLUMN, N floats: a linear layer's) or bias[i] to row i
+ *              (BIAS_PER_ROW, M floats), a device pointer;
+ *   residual   an M x N row-major matrix in device memory (leading dimension ldr >= N) added element by element;
+ *              NULL for none;
+ *   activation RELU max(x, 0); GELU_TANH x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2; GELU_ERF
+ *              x (1 + erf(x / sqrt(2))) / 2; SILU x / (1 + e^-x); by CUDA's tanhf, erff and expf (NaN stays NaN);
+ *   clamp      min(max(x, clamp_min), clamp_max), last, unless both are 0 (ReLU6: 0 and 6; +-INFINITY leaves a side
+ *              open).
+ * A zero-initialised epilogue_t is none of them; a NULL epilogue is the plain call. Statuses, besides the GEMM's:
+ * INVALID_ARGUMENT for a bias kind or activation outside its enum, a NaN clamp bound or clamp_min >= clamp_max, or
+ * a bias or residual that overlaps C; NULL_POINTER for a bias kind whose bias is NULL; INVALID_LEADING_DIM for
+ * ldr < N. With K = 0 or alpha = 0 the epilogue applies to beta * C. */
+typedef enum {
+  STRATA_HGEMM_TC_A100_BIAS_NONE = 0,
+  STRATA_HGEMM_TC_A100_BIAS_PER_COLUMN = 1,
+  STRATA_HGEMM_TC_A100_BIAS_PER_ROW = 2
+} strata_hgemm_tc_a100_bias;
+
+typedef enum {
+  STRATA_HGEMM_TC_A100_ACTIVATION_NONE = 0,
+  STRATA_HGEMM_TC_A100_ACTIVATION_RELU = 1,
+  STRATA_HGEMM_TC_A100_ACTIVATION_GELU_TANH = 2,
+  STRATA_HGEMM_TC_A100_ACTIVATION_GELU_ERF = 3,
+  STRATA_HGEMM_TC_A100_ACTIVATION_SILU = 4
+} strata_hgemm_tc_a100_activation;
+
+typedef struct {
+  strata_hgemm_tc_a100_bias bias_kind;
+  const float* bias;
+  const float* residual;
+  int64_t ldr;
+  strata_hgemm_tc_a100_activation activation;
+  float clamp_min, clamp_max;
+} strata_hgemm_tc_a100_epilogue_t;
+
+STRATA_HGEMM_TC_A100_API strata_hgemm_tc_a100_status strata_hgemm_tc_a100_gemm_epilogue(
+    strata_hgemm_tc_a100_transpose trans_a, strata_hgemm_tc_a100_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const strata_hgemm_tc_a100_half* A, int64_t lda, const strata_hgemm_tc_a100_half* B, int64_t ldb, float beta, float* C, int64_t ldc,
+    const strata_hgemm_tc_a100_epilogue_t* epilogue, strata_hgemm_tc_a100_stream stream);
+
+/* Strided batched: `batch` products C_i = alpha * op(A_i) * op(B_i) + beta * C_i, i in [0, batch), with
+ * A_i = A + i * stride_a, B_i = B + i * stride_b and C_i = C + i * stride_c (strides in elements; attention's
+ * per-head products). A stride of 0 gives every product the same A or B. The products run side by side in one grid
+ * (the batch is a grid dimension), so that many small products fill the GPU; the persistent wgmma kernels take
+ * single products only. The products' C must not overlap: with batch > 1, stride_c >= (M - 1) * ldc + N, else
+ * INVALID_ARGUMENT; a negative stride is INVALID_ARGUMENT and a negative batch INVALID_SIZE; a batch of 0 does
+ * nothing. With an epilogue, product i's bias is bias + i * stride_bias and its residual residual + i *
+ * stride_residual (0 shares one: a layer's bias); a bias or residual whose span (first product to last) overlaps
+ * that of the products' C is INVALID_ARGUMENT. */
+STRATA_HGEMM_TC_A100_API strata_hgemm_tc_a100_status strata_hgemm_tc_a100_gemm_batched(
+    strata_hgemm_tc_a100_transpose trans_a, strata_hgemm_tc_a100_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const strata_hgemm_tc_a100_half* A, int64_t lda, int64_t stride_a, const strata_hgemm_tc_a100_half* B, int64_t ldb, int64_t stride_b,
+    float beta, float* C, int64_t ldc, int64_t stride_c, int64_t batch, strata_hgemm_tc_a100_stream stream);
+STRATA_HGEMM_TC_A100_API strata_hgemm_tc_a100_status strata_hgemm_tc_a100_gemm_batched_epilogue(
+    strata_hgemm_tc_a100_transpose trans_a, strata_hgemm_tc_a100_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const strata_hgemm_tc_a100_half* A, int64_t lda, int64_t stride_a, const strata_hgemm_tc_a100_half* B, int64_t ldb, int64_t stride_b,
+    float beta, float* C, int64_t ldc, int64_t stride_c, int64_t batch, const strata_hgemm_tc_a100_epilogue_t* epilogue,
+    int64_t stride_bias, int64_t stride_residual, strata_hgemm_tc_a100_stream stream);
+
+/* The plan of such a call (tightest leading dimensions, products one after another, operands on 16-byte
+ * boundaries, no epilogue): workspace_bytes then counts the transposed copies as well as the partial sums, and
+ * predicted_seconds the transposes. Pure host computation. */
+STRATA_HGEMM_TC_A100_API strata_hgemm_tc_a100_status strata_hgemm_tc_a100_gemm_plan(strata_hgemm_tc_a100_transpose trans_a,
+                                                              strata_hgemm_tc_a100_transpose trans_b, int64_t M, int64_t N,
+                                                              int64_t K, int64_t batch, strata_hgemm_tc_a100_plan_t* plan);
 
 /* STRATA_HGEMM_TC_A100_VERSION_STRING of the library linked, and how it was generated: the generator's version, the
  * command that regenerates the package (run in its inputs/ directory) and the sha256 of every input, one per line.

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   60c57f3cc1c602678456707f7c470b024b876cebd375ae5c01b306048ba31d29  template cuda/dispatch.cpp.tpl
+//   91b83b1c9a53b68c4f1071b9f159658ec9a2cc7ca0e3588015cd0f895738801d  template cuda/dispatch.cpp.tpl
 
 // The dispatcher of strata_hgemm_tc_h100: argument checks, the cost-model plan for each shape (Tensor Core or CUDA-core
 // kernel, tiles, split-K, grid), the launches on the caller's stream, and CUDA errors turned into statuses.
@@ -237,34 +237,44 @@ int splits_for(const KernelInfo& k, int64_t K, int split, int64_t* k_per_split) 
 
 bool mul_overflows(int64_t a, int64_t b) { return a != 0 && b > std::numeric_limits<int64_t>::max() / a; }
 
-// Bytes of split-K workspace for kernel k, or -1 when they would overflow: the splits' partial sums, and for a wgmma
-// kernel a counter per tile after them (its same-launch reduction).
-int64_t workspace_bytes(const KernelInfo& k, int64_t M, int64_t N, int splits) {
+// Bytes of split-K workspace for kernel k running `products` products of a batch at once, or -1 when they would
+// overflow: each product's splits' partial sums, and for a wgmma kernel (single products) a counter per tile after
+// them (its same-launch reduction).
+int64_t workspace_bytes(const KernelInfo& k, int64_t M, int64_t N, int splits, int64_t products = 1) {
   if (splits <= 1) return 0;
-  if (mul_overflows(M, N) || mul_overflows(M * N, static_cast<int64_t>(splits) * 4)) return -1;
+  if (mul_overflows(M, N) || mul_overflows(M * N, static_cast<int64_t>(splits)) ||
+      mul_overflows(M * N * splits, products * 4))
+    return -1;
   const int64_t counters = k.wgmma ? strata_model::ceil_div(M, k.block[0]) * strata_model::ceil_div(N, k.block[1]) : 0;
-  if (counters > std::numeric_limits<int64_t>::max() / 4 - M * N * splits) return -1;
-  return (M * N * splits + counters) * 4;
+  if (counters > std::numeric_limits<int64_t>::max() / 4 - M * N * splits * products) return -1;
+  return (M * N * splits * products + counters) * 4;
 }
+
+// The products of a batch launched together: gridDim.y's limit. Larger batches run in launches of this many.
+constexpr int64_t kMaxProducts = 65535;
 
 // Split-K as the model sees it: `splits` groups of SMs, each computing M x N x k_per_split, then a reduction that
 // reads every partial sum and C once and writes C (Eq. 2 at the problem level's DRAM bandwidth): a second kernel, or
-// for a wgmma kernel the last split of each tile in the same launch.
-double predicted_seconds(const KernelInfo& k, int64_t M, int64_t N, int64_t K, int splits, int64_t k_per_split) {
+// for a wgmma kernel the last split of each tile in the same launch. A batch of `batch` products is one grid of
+// their block tiles: the model sees batch x M rounded up to whole block rows, so that it counts the blocks and the
+// traffic of every product (it then lets B be shared in L2 across products, a small optimism where stride_b != 0).
+double predicted_seconds(const KernelInfo& k, int64_t M, int64_t N, int64_t K, int splits, int64_t k_per_split,
+                         int64_t batch = 1) {
   strata_model::Machine m = kMachines[k.machine];
   const int top = m.num_levels - 1;
   if (splits > 1) {
     const int64_t units = m.level[top].parallel_units / splits;
     m.level[top].parallel_units = units < 1 ? 1 : units;
   }
-  const int64_t shape[3] = {M, N, splits > 1 ? k_per_split : K};
+  const int64_t rows = batch > 1 ? batch * strata_model::ceil_div(M, k.block[0]) * k.block[0] : M;
+  const int64_t shape[3] = {rows, N, splits > 1 ? k_per_split : K};
   double seconds = estimate_blocks(m, k, shape).total_s;
   if (splits > 1)
-    seconds += strata_gpu::splitk_reduce_s(m, M, N, splits, k.blocks_per_sm > 0 ? splits : 1, !k.wgmma);
+    seconds += strata_gpu::splitk_reduce_s(m, batch * M, N, splits, k.blocks_per_sm > 0 ? splits : 1, !k.wgmma);
   return seconds;
 }
 
-void fill_plan(int32_t id, int64_t M, int64_t N, int64_t K, int splits, int64_t k_per_split,
+void fill_plan(int32_t id, int64_t M, int64_t N, int64_t K, int splits, int64_t k_per_split, int64_t batch,
                strata_hgemm_tc_h100_plan_t* plan) {
   const KernelInfo& k = kKernels[id];
   plan->kernel_id = id;
@@ -283,49 +293,52 @@ void fill_plan(int32_t id, int64_t M, int64_t N, int64_t K, int splits, int64_t 
   plan->split_k = splits;
   plan->k_per_split = k_per_split;
   plan->grid_blocks = strata_model::ceil_div(M, k.block[0]) * strata_model::ceil_div(N, k.block[1]);
-  plan->waves = strata_model::ceil_div(plan->grid_blocks * splits, kSms);
-  plan->workspace_bytes = static_cast<size_t>(workspace_bytes(k, M, N, splits));
-  plan->predicted_seconds = predicted_seconds(k, M, N, K, splits, k_per_split);
+  plan->waves = strata_model::ceil_div(plan->grid_blocks * splits * batch, kSms);
+  plan->workspace_bytes = static_cast<size_t>(workspace_bytes(k, M, N, splits, batch < kMaxProducts ? batch : kMaxProducts));
+  plan->predicted_seconds = predicted_seconds(k, M, N, K, splits, k_per_split, batch);
 }
 
-// The best split-K for kernel `id` (1 up to max_split), by the model. Splits are only worth their reduction when
-// the grid leaves SMs idle, and the model charges the reduction, so it decides.
-void plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int max_split, strata_hgemm_tc_h100_plan_t* plan) {
+// The best split-K for kernel `id` (1 up to max_split) for `batch` products, by the model. Splits are only worth
+// their reduction when the grid leaves SMs idle, and the model charges the reduction, so it decides.
+void plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int max_split, int64_t batch, strata_hgemm_tc_h100_plan_t* plan) {
   int64_t k_per_split = 0;
   int best_splits = splits_for(kKernels[id], K, 1, &k_per_split);
   int64_t best_k = k_per_split;
-  double best_s = predicted_seconds(kKernels[id], M, N, K, best_splits, best_k);
+  double best_s = predicted_seconds(kKernels[id], M, N, K, best_splits, best_k, batch);
   const int64_t grid = strata_model::ceil_div(M, kKernels[id].block[0]) * strata_model::ceil_div(N, kKernels[id].block[1]);
-  for (int split = 2; split <= max_split && M > 0 && N > 0 && grid < kSms; ++split) {
+  const int64_t products = batch < kMaxProducts ? batch : kMaxProducts;
+  for (int split = 2; split <= max_split && M > 0 && N > 0 && grid * batch < kSms; ++split) {
     const int splits = splits_for(kKernels[id], K, split, &k_per_split);
-    if (splits != split || workspace_bytes(kKernels[id], M, N, splits) < 0) continue;  // same as a smaller split, or too large
-    const double s = predicted_seconds(kKernels[id], M, N, K, splits, k_per_split);
+    if (splits != split || workspace_bytes(kKernels[id], M, N, splits, products) < 0) continue;  // same as a smaller split, or too large
+    const double s = predicted_seconds(kKernels[id], M, N, K, splits, k_per_split, batch);
     if (s < best_s) {
       best_s = s;
       best_splits = splits;
       best_k = k_per_split;
     }
   }
-  fill_plan(id, M, N, K, best_splits, best_k, plan);
+  fill_plan(id, M, N, K, best_splits, best_k, batch, plan);
 }
 
-// The fastest kernel by the model among those the call may run (wgmma kernels only where `wgmma`); ties go to the
-// lower id (the kernel the generator chose first). Kernel 0 is never a wgmma kernel, so there is always a plan.
-void plan_best(int64_t M, int64_t N, int64_t K, int max_split, bool wgmma, strata_hgemm_tc_h100_plan_t* plan) {
-  plan_kernel(0, M, N, K, max_split, plan);
+// The fastest kernel by the model among those the call may run (wgmma kernels only where `wgmma`, and for single
+// products); ties go to the lower id (the kernel the generator chose first). Kernel 0 is never a wgmma kernel, so
+// there is always a plan.
+void plan_best(int64_t M, int64_t N, int64_t K, int max_split, bool wgmma, strata_hgemm_tc_h100_plan_t* plan,
+               int64_t batch = 1) {
+  plan_kernel(0, M, N, K, max_split, batch, plan);
   for (int32_t id = 1; id < kKernelCount; ++id) {
-    if (kKernels[id].wgmma && !wgmma) continue;
+    if (kKernels[id].wgmma && (!wgmma || batch > 1)) continue;
     strata_hgemm_tc_h100_plan_t candidate;
-    plan_kernel(id, M, N, K, max_split, &candidate);
+    plan_kernel(id, M, N, K, max_split, batch, &candidate);
     if (candidate.predicted_seconds < plan->predicted_seconds) *plan = candidate;
   }
 }
 
-// Plans of the plain call, by shape and by whether wgmma kernels may run: planning prices every kernel and split,
-// which costs more than a small call's launch, and a caller repeats its shapes. Direct-mapped; a slot holds the
-// last shape that hashed to it.
+// Plans of the plain and batched calls, by shape, batch and whether wgmma kernels may run: planning prices every
+// kernel and split, which costs more than a small call's launch, and a caller repeats its shapes. Direct-mapped; a
+// slot holds the last shape that hashed to it.
 struct CachedPlan {
-  int64_t M = -1, N = -1, K = -1;
+  int64_t M = -1, N = -1, K = -1, batch = 0;
   bool wgmma = false;
   strata_hgemm_tc_h100_plan_t plan{};
 };
@@ -333,23 +346,25 @@ constexpr size_t kPlanCacheSlots = 512;
 std::mutex g_plan_mutex;
 CachedPlan g_plan_cache[kPlanCacheSlots];
 
-void cached_plan(int64_t M, int64_t N, int64_t K, bool wgmma, strata_hgemm_tc_h100_plan_t* plan) {
+void cached_plan(int64_t M, int64_t N, int64_t K, bool wgmma, strata_hgemm_tc_h100_plan_t* plan, int64_t batch = 1) {
   uint64_t h = static_cast<uint64_t>(M) * 0x9E3779B97F4A7C15ull;
   h = (h ^ static_cast<uint64_t>(N)) * 0x9E3779B97F4A7C15ull;
+  h = (h ^ static_cast<uint64_t>(batch)) * 0x9E3779B97F4A7C15ull;
   h = (h ^ static_cast<uint64_t>(K) ^ (wgmma ? 1u : 0u)) * 0x9E3779B97F4A7C15ull;
   CachedPlan& slot = g_plan_cache[(h >> 32) % kPlanCacheSlots];
   {
     std::lock_guard<std::mutex> lock(g_plan_mutex);
-    if (slot.M == M && slot.N == N && slot.K == K && slot.wgmma == wgmma) {
+    if (slot.M == M && slot.N == N && slot.K == K && slot.batch == batch && slot.wgmma == wgmma) {
       *plan = slot.plan;
       return;
     }
   }
-  plan_best(M, N, K, kMaxSplit, wgmma, plan);
+  plan_best(M, N, K, kMaxSplit, wgmma, plan, batch);
   std::lock_guard<std::mutex> lock(g_plan_mutex);
   slot.M = M;
   slot.N = N;
   slot.K = K;
+  slot.batch = batch;
   slot.wgmma = wgmma;
   slot.plan = *plan;
 }
@@ -478,6 +493,33 @@ bool wgmma_usable(const DeviceFacts& device, int64_t M, int64_t N, int64_t K, co
          (K == 0 || rows_aligned(A, lda, B, ldb));
 }
 
+// Runs kernel k on `batch` products of p's shape (p's strides apart), in launches of at most kMaxProducts products
+// side by side; under split-K every launch reuses p.partial, in stream order, then reduces its products.
+cudaError_t launch_products(const KernelInfo& k, const GemmParams& p, int splits, bool aligned, int64_t batch,
+                            cudaStream_t stream) {
+  cudaError_t e = cudaSuccess;
+  for (int64_t first = 0; first < batch && e == cudaSuccess; first += kMaxProducts) {
+    GemmParams q = p;
+    q.products = batch - first < kMaxProducts ? batch - first : kMaxProducts;
+    if (first > 0) {
+      if (q.A != nullptr) q.A = static_cast<const unsigned char*>(p.A) + first * p.stride_a * 2;
+      if (q.B != nullptr) q.B = static_cast<const unsigned char*>(p.B) + first * p.stride_b * 2;
+      q.C = p.C + first * p.stride_c;
+      if (q.epilogue.bias != nullptr) q.epilogue.bias += first * p.stride_bias;
+      if (q.epilogue.residual != nullptr) q.epilogue.residual += first * p.stride_residual;
+    }
+    if (k.wgmma && splits > 1) {
+      // The tile counters of the same-launch reduction start at zero on the stream, before the kernel.
+      q.tile_counters = reinterpret_cast<unsigned int*>(q.partial + q.M * q.N * splits);
+      e = cudaMemsetAsync(q.tile_counters, 0, static_cast<size_t>(q.m_tiles * q.n_tiles) * sizeof(unsigned int),
+                          stream);
+    }
+    if (e == cudaSuccess) e = k.launch(q, splits, aligned, stream);
+    if (e == cudaSuccess && splits > 1 && !k.wgmma) e = launch_splitk_reduce(q, splits, stream);
+  }
+  return e;
+}
+
 strata_hgemm_tc_h100_status execute(const strata_hgemm_tc_h100_plan_t* plan, int64_t M, int64_t N, int64_t K, float alpha,
                            const void* A, int64_t lda, const void* B, int64_t ldb, float beta, float* C,
                            int64_t ldc, void* workspace, size_t workspace_size, cudaStream_t stream) {
@@ -523,17 +565,8 @@ strata_hgemm_tc_h100_status execute(const strata_hgemm_tc_h100_plan_t* plan, int
   p.m_tiles = m_tiles;
   p.n_tiles = n_tiles;
   p.persistent_blocks = static_cast<int64_t>(device.sms) * (k.blocks_per_sm > 0 ? k.blocks_per_sm : 1);
-  cudaError_t e = cudaSuccess;
-  if (k.wgmma && splits > 1) {
-    // The tile counters of the same-launch reduction start at zero on the stream, before the kernel.
-    p.tile_counters = reinterpret_cast<unsigned int*>(p.partial + M * N * splits);
-    e = cudaMemsetAsync(p.tile_counters, 0, static_cast<size_t>(m_tiles * n_tiles) * sizeof(unsigned int), stream);
-  }
-  if (e == cudaSuccess) e = k.launch(p, splits, aligned, stream);
-  if (e == cudaSuccess && splits > 1 && !k.wgmma) e = launch_splitk_reduce(p, splits, stream);
-  return from_cuda(e);
+  return from_cuda(launch_products(k, p, splits, aligned, 1, stream));
 }
-
 // A call with nothing thrown out of it: the header promises that no entry point throws, and a C caller could not
 // catch an exception. The CUDA runtime is a C library and the dispatcher allocates no host memory, so only the C++
 // runtime could throw here; whatever it throws becomes a status.
@@ -547,6 +580,8 @@ strata_hgemm_tc_h100_status guarded(Body body) noexcept {
     return STRATA_HGEMM_TC_H100_SYSTEM_ERROR;
   }
 }
+
+#include "dispatch_calls.h"
 
 }  // namespace
 
@@ -593,7 +628,7 @@ strata_hgemm_tc_h100_status strata_hgemm_tc_h100_kernel_plan(int32_t kernel_id, 
     if (plan == nullptr) return STRATA_HGEMM_TC_H100_INVALID_ARGUMENT;
     if (kernel_id < 0 || kernel_id >= kKernelCount) return STRATA_HGEMM_TC_H100_INVALID_KERNEL;
     if (const strata_hgemm_tc_h100_status s = plannable(M, N, K); s != STRATA_HGEMM_TC_H100_OK) return s;
-    plan_kernel(kernel_id, M, N, K, kMaxSplit, plan);
+    plan_kernel(kernel_id, M, N, K, kMaxSplit, 1, plan);
     return STRATA_HGEMM_TC_H100_OK;
   });
 }
@@ -652,6 +687,69 @@ strata_hgemm_tc_h100_status strata_hgemm_tc_h100(int64_t M, int64_t N, int64_t K
     const cudaError_t freed = cudaFreeAsync(workspace, stream);
     if (result == STRATA_HGEMM_TC_H100_OK && freed != cudaSuccess) result = from_cuda(freed);
     return result;
+  });
+}
+
+strata_hgemm_tc_h100_status strata_hgemm_tc_h100_gemm(strata_hgemm_tc_h100_transpose trans_a, strata_hgemm_tc_h100_transpose trans_b, int64_t M, int64_t N,
+                                    int64_t K, float alpha, const strata_hgemm_tc_h100_half* A, int64_t lda, const strata_hgemm_tc_h100_half* B,
+                                    int64_t ldb, float beta, float* C, int64_t ldc, strata_hgemm_tc_h100_stream stream) {
+  return strata_hgemm_tc_h100_gemm_batched_epilogue(trans_a, trans_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1,
+                                           nullptr, 0, 0, stream);
+}
+
+strata_hgemm_tc_h100_status strata_hgemm_tc_h100_gemm_epilogue(strata_hgemm_tc_h100_transpose trans_a, strata_hgemm_tc_h100_transpose trans_b, int64_t M,
+                                             int64_t N, int64_t K, float alpha, const strata_hgemm_tc_h100_half* A, int64_t lda,
+                                             const strata_hgemm_tc_h100_half* B, int64_t ldb, float beta, float* C, int64_t ldc,
+                                             const strata_hgemm_tc_h100_epilogue_t* epilogue, strata_hgemm_tc_h100_stream stream) {
+  return strata_hgemm_tc_h100_gemm_batched_epilogue(trans_a, trans_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1,
+                                           epilogue, 0, 0, stream);
+}
+
+strata_hgemm_tc_h100_status strata_hgemm_tc_h100_gemm_batched(strata_hgemm_tc_h100_transpose trans_a, strata_hgemm_tc_h100_transpose trans_b, int64_t M,
+                                            int64_t N, int64_t K, float alpha, const strata_hgemm_tc_h100_half* A, int64_t lda,
+                                            int64_t stride_a, const strata_hgemm_tc_h100_half* B, int64_t ldb, int64_t stride_b,
+                                            float beta, float* C, int64_t ldc, int64_t stride_c, int64_t batch,
+                                            strata_hgemm_tc_h100_stream stream) {
+  return strata_hgemm_tc_h100_gemm_batched_epilogue(trans_a, trans_b, M, N, K, alpha, A, lda, stride_a, B, ldb, stride_b, beta,
+                                           C, ldc, stride_c, batch, nullptr, 0, 0, stream);
+}
+
+strata_hgemm_tc_h100_status strata_hgemm_tc_h100_gemm_batched_epilogue(
+    strata_hgemm_tc_h100_transpose trans_a, strata_hgemm_tc_h100_transpose trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+    const strata_hgemm_tc_h100_half* A, int64_t lda, int64_t stride_a, const strata_hgemm_tc_h100_half* B, int64_t ldb, int64_t stride_b,
+    float beta, float* C, int64_t ldc, int64_t stride_c, int64_t batch, const strata_hgemm_tc_h100_epilogue_t* epilogue,
+    int64_t stride_bias, int64_t stride_residual, strata_hgemm_tc_h100_stream stream) {
+  return guarded([&] {
+    const Call c{static_cast<int32_t>(trans_a), static_cast<int32_t>(trans_b), M, N, K, alpha, A, lda, stride_a, B,
+                 ldb, stride_b, beta, C, ldc, stride_c, batch, epilogue, stride_bias, stride_residual};
+    return run_call(c, stream);
+  });
+}
+
+strata_hgemm_tc_h100_status strata_hgemm_tc_h100_gemm_plan(strata_hgemm_tc_h100_transpose trans_a, strata_hgemm_tc_h100_transpose trans_b, int64_t M,
+                                         int64_t N, int64_t K, int64_t batch, strata_hgemm_tc_h100_plan_t* plan) {
+  return guarded([&] {
+    if (plan == nullptr) return STRATA_HGEMM_TC_H100_INVALID_ARGUMENT;
+    if (const strata_hgemm_tc_h100_status s = plannable(M, N, K); s != STRATA_HGEMM_TC_H100_OK) return s;
+    // A call with the tightest leading dimensions, products packed one after another, and no epilogue.
+    static const float operand = 0;
+    Call c{static_cast<int32_t>(trans_a), static_cast<int32_t>(trans_b), M, N, K, 1.0f, &operand, 0, 0, &operand, 0, 0,
+           0.0f, const_cast<float*>(&operand), N > 1 ? N : 1, 0, batch, nullptr, 0, 0};
+    int64_t rows, cols;
+    stored_a(c, &rows, &cols);
+    c.lda = cols > 1 ? cols : 1;
+    c.stride_a = rows * c.lda;
+    stored_b(c, &rows, &cols);
+    c.ldb = cols > 1 ? cols : 1;
+    c.stride_b = rows * c.ldb;
+    c.stride_c = M * c.ldc;
+    strata_hgemm_tc_h100_status status = check_call(c);
+    Staging s;
+    if (status == STRATA_HGEMM_TC_H100_OK) status = staging_of(c, &s);
+    if (status != STRATA_HGEMM_TC_H100_OK) return status;
+    bool aligned = false;
+    plan_call(c, s, nullptr, plan, &aligned);
+    return STRATA_HGEMM_TC_H100_OK;
   });
 }
 

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   26a9281736f4c2538da3e688583b96c210837ba84dee8cc881846b4b9eaef165  template cuda/gemm_kernels.cuh.tpl
+//   27b138bd07f78955bb591836a938f48703ce354702c7382a774580e592344b9c  template cuda/gemm_kernels.cuh.tpl
 
 // Device code shared by every kernel of strata_hgemm_tc_h100: the cp.async tile loader, the Tensor Core (mma.sync) block
 // kernel, the CUDA-core (FMA) block kernel and the split-K reduction. Each src/kernels/*.cu instantiates one kernel
@@ -24,6 +24,7 @@
 
 #include <atomic>
 
+#include "epilogue.cuh"
 #include "internal.h"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -130,17 +131,16 @@ __device__ __forceinline__ void k_range(const GemmParams& p, int64_t* begin, int
   *end = *begin + p.k_per_split < p.K ? *begin + p.k_per_split : p.K;
 }
 
-// The epilogue for one accumulator: C = alpha * acc + beta * C, or, under split-K, the raw partial sum into this
-// split's slice of the workspace (the reduction applies alpha and beta once, in a fixed order).
+// The result of one accumulator: C = alpha * acc + beta * C and the epilogue, or, under split-K, the raw partial sum
+// into this split's slice of the workspace (the reduction finishes C once, in a fixed order).
 __device__ __forceinline__ void store_result(const GemmParams& p, int64_t r, int64_t c, float acc) {
   if (r >= p.M || c >= p.N) return;
   if (p.partial != nullptr) {
-    p.partial[(static_cast<int64_t>(blockIdx.z) * p.M + r) * p.N + c] = acc;
+    *partial_element(p, blockIdx.z, gridDim.z, r, c) = acc;
     return;
   }
-  float* out = p.C + r * p.ldc + c;
-  // beta == 0 must not read C: it may hold NaN or uninitialised memory.
-  *out = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * *out;
+  float* out = c_element(p, r, c);
+  *out = finish(p, r, c, acc, out);
 }
 
 // Raises `kernel`'s dynamic shared-memory limit to `bytes` on the current device once: the attribute stays set for
@@ -217,8 +217,8 @@ __global__ void __launch_bounds__(TensorCoreTiles<BM, BN, BK, WM, WN, STAGES>::k
   const int64_t n0 = tile_n * BN;
   const int64_t k_len = k_end - k_begin;
   const int k_tiles = k_len > 0 ? static_cast<int>((k_len + BK - 1) / BK) : 0;
-  const uint16_t* const a = static_cast<const uint16_t*>(p.A) + m0 * p.lda + k_begin;
-  const uint16_t* const b = static_cast<const uint16_t*>(p.B) + n0 * p.ldb + k_begin;
+  const uint16_t* const a = product_a<uint16_t>(p) + m0 * p.lda + k_begin;
+  const uint16_t* const b = product_b<uint16_t>(p) + n0 * p.ldb + k_begin;
 
   auto load_stage = [&](int stage, int kt) {
     const int64_t k0 = static_cast<int64_t>(kt) * BK;
@@ -377,8 +377,8 @@ __global__ void __launch_bounds__(CudaCoreTiles<T, kBRowMajor, BM, BN, BK, TM, T
   const int64_t n0 = tile_n * BN;
   const int64_t k_len = k_end - k_begin;
   const int k_tiles = k_len > 0 ? static_cast<int>((k_len + BK - 1) / BK) : 0;
-  const T* const a = static_cast<const T*>(p.A) + m0 * p.lda + k_begin;
-  const T* const b = static_cast<const T*>(p.B) + (kBRowMajor ? k_begin * p.ldb + n0 : n0 * p.ldb + k_begin);
+  const T* const a = product_a<T>(p) + m0 * p.lda + k_begin;
+  const T* const b = product_b<T>(p) + (kBRowMajor ? k_begin * p.ldb + n0 : n0 * p.ldb + k_begin);
 
   auto load_stage = [&](int stage, int kt) {
     const int64_t k0 = static_cast<int64_t>(kt) * BK;

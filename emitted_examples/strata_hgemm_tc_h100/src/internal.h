@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   507cd42d6fb6e8782364c50dd36843714b8a883bcf1b1645e4b1ced0ab78c734  template cuda/internal.h.tpl
+//   a6867689cbf14d197be4c7dd69cdbe057b9fbd88fb289fa0b6dd28989bd191c6  template cuda/internal.h.tpl
 
 // What dispatch.cpp and the kernel files share: the launch parameters and one launcher per kernel. Plain C++ (no
 // device code), so the dispatcher compiles with the host compiler.
@@ -15,6 +15,18 @@
 #include <stdint.h>
 
 namespace strata_hgemm_tc_h100_detail {
+
+// A fused epilogue, applied to each element of C after alpha * sum + beta * C (the API's epilogue_t, checked):
+// the bias, the residual, the activation, then the clamp.
+struct EpilogueParams {
+  const float* bias;      // null: none
+  int32_t bias_per_row;   // 1: bias[r] to row r; 0: bias[c] to column c
+  const float* residual;  // null: none; else M x N row-major with leading dimension ldr
+  int64_t ldr;
+  int32_t activation;  // the API's activation values: 0 none, 1 ReLU, 2 GELU (tanh), 3 GELU (erf), 4 SiLU
+  int32_t clamp;       // 1: clamp to [clamp_min, clamp_max]
+  float clamp_min, clamp_max;
+};
 
 // Everything a block needs, passed by value as the kernel argument. Index arithmetic is 64-bit throughout.
 struct GemmParams {
@@ -31,12 +43,19 @@ struct GemmParams {
   int64_t m_tiles, n_tiles;  // block tiles along M and N; gridDim.x = m_tiles * n_tiles, gridDim.z = splits
   int64_t persistent_blocks;  // wgmma kernels: blocks to launch at most (SMs x blocks per SM), each looping over tiles
   unsigned int* tile_counters;  // wgmma kernels under split-K: one zeroed counter per tile (same-launch reduction)
+  int32_t has_epilogue;         // 0: C = alpha * sum + beta * C alone, and `epilogue` is not read
+  EpilogueParams epilogue;
+  // A strided batch: product i (blockIdx.y) reads A + i * stride_a and B + i * stride_b and writes C + i * stride_c
+  // (elements), with bias + i * stride_bias and residual + i * stride_residual, and under split-K its own
+  // splits * M * N partial sums. products = gridDim.y: 1 for a single GEMM (and always for a wgmma kernel).
+  int64_t products;
+  int64_t stride_a, stride_b, stride_c, stride_bias, stride_residual;
 };
 
-// Launches kernel `id` on `stream`: mma.sync and CUDA-core kernels with gridDim (m_tiles * n_tiles, 1, splits), wgmma
-// kernels with p.persistent_blocks blocks over every tile and split. `aligned`: A and B rows start on 16-byte
-// boundaries (cp.async of whole chunks; tensor maps); otherwise the element-wise variant runs, and a wgmma kernel,
-// which has none, is never asked to.
+// Launches kernel `id` on `stream`: mma.sync and CUDA-core kernels with gridDim (m_tiles * n_tiles, products,
+// splits), wgmma kernels with p.persistent_blocks blocks over every tile and split. `aligned`: A and B rows start on
+// 16-byte boundaries (cp.async of whole chunks; tensor maps); otherwise the element-wise variant runs, and a wgmma
+// kernel, which has none, is never asked to.
 cudaError_t launch_k0_tc_64x64x128_w16x16_s4(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 cudaError_t launch_k1_tc_16x16x16_w16x16_s5(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 cudaError_t launch_k2_tc_32x32x512_w16x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
@@ -53,8 +72,16 @@ cudaError_t launch_k12_wg_16x64x64_c1_s8_t(const GemmParams& p, int splits, bool
 cudaError_t launch_k13_wg_64x16x64_c1_s8(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 cudaError_t launch_k14_wg_128x64x64_c2_s8(const GemmParams& p, int splits, bool aligned, cudaStream_t stream);
 
-// C = alpha * (sum of the splits' partial sums, in split order) + beta * C: deterministic, unlike atomics.
+// C = alpha * (sum of the splits' partial sums, in split order) + beta * C, then the epilogue, for each of the
+// launch's products: deterministic, unlike atomics.
 cudaError_t launch_splitk_reduce(const GemmParams& p, int splits, cudaStream_t stream);
+
+// The transpose of `count` matrices of `element_bytes` (2 or 4) each: matrix i, `rows` x `cols` at
+// src + i * src_stride elements (leading dimension ld_src), to dst + i * dst_stride as `cols` x `rows` with leading
+// dimension ld_dst. It turns an operand stored the other way into the layout the GEMM kernels read.
+cudaError_t launch_transpose(const void* src, int64_t ld_src, int64_t src_stride, int64_t rows, int64_t cols,
+                             void* dst, int64_t ld_dst, int64_t dst_stride, int64_t count, int element_bytes,
+                             cudaStream_t stream);
 
 }  // namespace strata_hgemm_tc_h100_detail
 

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   e41f7f5d42bc2f46f8d45a25fa555d29a497aeb376a7730ebab5fcebfc8ac4ba  template cuda/wgmma_kernels.cuh.tpl
+//   551ef5d7056dd8dee942d2bb302ce7d4278067b41bdbf14b9db845105f78dd9e  template cuda/wgmma_kernels.cuh.tpl
 
 // Hopper kernels of strata_hgemm_tc_h100 (sm_90a): wgmma on the Tensor Cores, fed by the bulk tensor copy engine (TMA)
 // through a ring of shared-memory stages guarded by mbarriers. A block is one producer warpgroup (one thread issues
@@ -272,8 +272,8 @@ struct Wgmma<256> {
   }
 };
 
-// The C value of one accumulator pair at (r, c), (r, c + 1): alpha * sum + beta * C, or under split-K the raw sums
-// into this split's slice of the workspace. `pairs`: the two share an 8-byte aligned word when both are inside.
+// The C value of one accumulator pair at (r, c), (r, c + 1): alpha * sum + beta * C and the epilogue (finish()), or
+// under split-K the raw sums into this split's slice of the workspace (a wgmma kernel runs single products). `pairs`: the two share an 8-byte aligned word when both are inside.
 __device__ __forceinline__ void store_pair(const GemmParams& p, int64_t split, int64_t r, int64_t c, float v0,
                                            float v1, bool pairs) {
   if (r >= p.M || c >= p.N) return;
@@ -282,10 +282,8 @@ __device__ __forceinline__ void store_pair(const GemmParams& p, int64_t split, i
     out = p.partial + (split * p.M + r) * p.N + c;
   } else {
     out = p.C + r * p.ldc + c;
-    // beta == 0 must not read C: it may hold NaN or uninitialised memory.
-    const bool both = c + 1 < p.N;
-    v0 = p.beta == 0.0f ? p.alpha * v0 : p.alpha * v0 + p.beta * out[0];
-    if (both) v1 = p.beta == 0.0f ? p.alpha * v1 : p.alpha * v1 + p.beta * out[1];
+    v0 = finish(p, r, c, v0, out);
+    if (c + 1 < p.N) v1 = finish(p, r, c + 1, v1, out + 1);
   }
   if (c + 1 < p.N && pairs) {
     *reinterpret_cast<float2*>(out) = make_float2(v0, v1);
@@ -309,7 +307,7 @@ __device__ __forceinline__ void store_one(const GemmParams& p, int64_t split, in
     return;
   }
   float* out = p.C + r * p.ldc + c;
-  *out = p.beta == 0.0f ? p.alpha * v : p.alpha * v + p.beta * *out;
+  *out = finish(p, r, c, v, out);
 }
 
 // map_a holds the operand on wgmma's m side (A, or B when SWAPPED) in boxes of 64 * CONSUMERS rows, map_b the
@@ -476,7 +474,7 @@ __global__ void __launch_bounds__(WgmmaTiles<CONSUMERS, BN, STAGES, SWAPPED>::kT
           for (int e = 0; e < 8; ++e) {
             if (r[e] >= p.M || c[e] >= p.N) continue;
             float* out = p.C + r[e] * p.ldc + c[e];
-            *out = p.beta == 0.0f ? p.alpha * sum[e] : p.alpha * sum[e] + p.beta * *out;
+            *out = finish(p, r[e], c[e], sum[e], out);
           }
         }
       }

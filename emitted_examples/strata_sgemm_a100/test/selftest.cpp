@@ -4,12 +4,13 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   a8169c438e16d0a1031e1f88b19f4d49f92ff39c44ef7de08659b7d09a443844  template cuda/selftest.cpp.tpl
+//   fa81ef8a5b4cb312db28d6f50f502e65103a1698567a840136ee56e42fff7a0a  template cuda/selftest.cpp.tpl
 
 // Self-test of strata_sgemm_a100: argument checks, plans and the version (no GPU needed), then every kernel, forced by
 // id, with and without split-K, and the dispatcher, against a double-precision host reference on edge-case shapes:
 // 0, 1, primes, K not a multiple of any k tile, leading dimensions that break 16-byte alignment, beta = 0 over NaN,
-// and padding columns of C that must stay untouched.
+// and padding columns of C that must stay untouched; then the calls with transposes, epilogues and batches
+// (selftest_calls.h).
 // Exit status 0: passed (or skipped with "selftest: skipped" when no usable GPU is present); 1: a check failed.
 #include "strata_sgemm_a100.h"
 
@@ -303,8 +304,11 @@ bool usable_device(std::string* why) {
 
 }  // namespace
 
+#include "selftest_calls.h"
+
 int main() {
   check_arguments();
+  check_call_arguments();
   std::string why;
   if (!usable_device(&why)) {
     if (g_failures) {
@@ -351,6 +355,7 @@ int main() {
       }
     }
   }
+  run_call_cases(rng);
   if (g_wgmma_skipped > 0)
     std::printf("wgmma kernels did not run (%d cases): %s\n", g_wgmma_skipped,
                 g_wgmma_runs ? "" : "the device is not compute capability 9.0 or the build has no sm_90a code");

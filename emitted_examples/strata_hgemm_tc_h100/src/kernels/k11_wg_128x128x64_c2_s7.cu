@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   0860b7ac1e26c49019742045d01d807fb59f71f5e6f5b40193fb1af9dd9e8fdc  template cuda/kernel.cu.tpl
+//   13d315c8b820b1a68b5b87357e7410170ed045df8a0bde928959a3b40ec9e158  template cuda/kernel.cu.tpl
 //
 // Tile hierarchy: Tensor Cores (wgmma m64n128k16, f16 x f16 + f32): warpgroup tile 64x128x64; block tile 128x128x64 (2 consumer warpgroup(s) and a producer, 384 threads, 7 TMA stages, 230528 B of shared memory), persistent; grid tile 1024x128x64 (groups of 8 tile rows).
 // Cost: not profiled; levels 0 and 1 are modelled (Eqs. 2-7) with the descriptor's numbers.
@@ -20,7 +20,8 @@ cudaError_t launch_k11_wg_128x128x64_c2_s7(const GemmParams& p, int splits, bool
   static_assert(Tiles::kThreads == 384 && Tiles::kSharedBytes == 230528 &&
                     Tiles::kBlockM == 128 && Tiles::kBlockN == 128,
                 "the dispatcher's kernel table must describe this instantiation");
-  if (!aligned && p.K > 0) return cudaErrorInvalidValue;  // tensor maps need 16-byte rows; the dispatcher checks first
+  // Tensor maps need 16-byte rows, and the grid is one product's; the dispatcher checks both first.
+  if ((!aligned && p.K > 0) || p.products != 1) return cudaErrorInvalidValue;
   return launch_wgmma<2, 128, 7, 8, false>(p, splits, p.persistent_blocks, stream);
 }
 

@@ -4,13 +4,13 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   0860b7ac1e26c49019742045d01d807fb59f71f5e6f5b40193fb1af9dd9e8fdc  template cuda/kernel.cu.tpl
+//   13d315c8b820b1a68b5b87357e7410170ed045df8a0bde928959a3b40ec9e158  template cuda/kernel.cu.tpl
 //
 // Tile hierarchy: Tensor Cores (mma.sync m16n8k16, f16 x f16 + f32): warp tile 16x16x16 (1 x 2 fragments); block tile 16x16x128 (32 threads, 5 cp.async stages, 43520 B of shared memory); grid tile 16x16x128 (groups of 1 block rows).
 // Cost: not profiled; levels 0 and 1 are modelled (Eqs. 2-7) with the descriptor's numbers.
 
 // The launcher of kernel k4_tc_16x16x128_w16x16_s5 (tiles in the header above): the cp.async instantiation for 16-byte aligned rows, the element-wise one
-// otherwise, on the caller's stream with gridDim (block tiles, 1, splits).
+// otherwise, on the caller's stream with gridDim (block tiles, products, splits).
 #include "../gemm_kernels.cuh"
 
 namespace strata_hgemm_tc_h100_detail {
@@ -29,7 +29,8 @@ cudaError_t launch_k4_tc_16x16x128_w16x16_s5(const GemmParams& p, int splits, bo
         opt_in_shared(reinterpret_cast<const void*>(kernel), Tiles::kSharedBytes, &opted[aligned ? 1 : 0]);
     if (e != cudaSuccess) return e;
   }
-  const dim3 grid(static_cast<unsigned>(p.m_tiles * p.n_tiles), 1, static_cast<unsigned>(splits));
+  const dim3 grid(static_cast<unsigned>(p.m_tiles * p.n_tiles), static_cast<unsigned>(p.products),
+                  static_cast<unsigned>(splits));
   kernel<<<grid, Tiles::kThreads, Tiles::kSharedBytes, stream>>>(p);
   return cudaGetLastError();
 }

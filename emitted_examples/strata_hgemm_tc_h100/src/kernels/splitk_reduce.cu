@@ -4,10 +4,10 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   b812749d2bdf2d993953059103f002760f7fe84c9591c9d893954175950116a5  template cuda/reduce.cu.tpl
+//   e6d4c89cee6427668691cc60461c40c2e6c7ff8be2949557c56cee976895c5f9  template cuda/reduce.cu.tpl
 
-// Split-K reduction: C = alpha * sum_s partial[s] + beta * C, summing the splits in index order so that results
-// do not depend on scheduling (atomics would).
+// Split-K reduction: C = alpha * sum_s partial[s] + beta * C and the epilogue, summing the splits in index order so
+// that results do not depend on scheduling (atomics would). gridDim.y runs over the launch's products.
 #include "../gemm_kernels.cuh"
 
 namespace strata_hgemm_tc_h100_detail {
@@ -17,22 +17,24 @@ __global__ void __launch_bounds__(256) splitk_reduce(GemmParams p, int splits) {
   const int64_t count = p.M * p.N;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    float sum = 0.0f;
-    for (int s = 0; s < splits; ++s) sum += p.partial[s * count + i];
     const int64_t r = i / p.N;
     const int64_t c = i - r * p.N;
-    float* out = p.C + r * p.ldc + c;
-    *out = p.beta == 0.0f ? p.alpha * sum : p.alpha * sum + p.beta * *out;
+    float sum = 0.0f;
+    for (int s = 0; s < splits; ++s) sum += *partial_element(p, s, splits, r, c);
+    float* out = c_element(p, r, c);
+    *out = finish(p, r, c, sum, out);
   }
 }
 
 }  // namespace
 
 cudaError_t launch_splitk_reduce(const GemmParams& p, int splits, cudaStream_t stream) {
-  // Enough blocks to keep every SM busy (132 SMs, 8 blocks of 256 threads each); the loop covers the rest.
-  const int64_t blocks = (p.M * p.N + 255) / 256;
-  const unsigned grid = static_cast<unsigned>(blocks < 132 * 8 ? blocks : 132 * 8);
-  splitk_reduce<<<grid, 256, 0, stream>>>(p, splits);
+  // Enough blocks to keep every SM busy (132 SMs, 8 blocks of 256 threads each, over all the products); the
+  // loop covers the rest.
+  const int64_t per_product = (p.M * p.N + 255) / 256;
+  const int64_t cap = (132 * 8 + p.products - 1) / p.products;
+  const unsigned grid_x = static_cast<unsigned>(per_product < cap ? per_product : cap);
+  splitk_reduce<<<dim3(grid_x, static_cast<unsigned>(p.products), 1), 256, 0, stream>>>(p, splits);
   return cudaGetLastError();
 }
 

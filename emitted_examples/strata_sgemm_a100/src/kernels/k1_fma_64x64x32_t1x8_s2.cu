@@ -4,13 +4,13 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   0860b7ac1e26c49019742045d01d807fb59f71f5e6f5b40193fb1af9dd9e8fdc  template cuda/kernel.cu.tpl
+//   13d315c8b820b1a68b5b87357e7410170ed045df8a0bde928959a3b40ec9e158  template cuda/kernel.cu.tpl
 //
 // Tile hierarchy: CUDA cores (fp32 FMA): warp tile 8x32x4, 1x8 accumulators per thread, threads 8x4; block tile 64x64x32 (512 threads, 2 cp.async stages, 35840 B of shared memory); grid tile 1024x1024x32 (groups of 16 block rows).
 // Cost: not profiled; levels 0 and 1 are modelled (Eqs. 2-7) with the descriptor's numbers.
 
 // The launcher of kernel k1_fma_64x64x32_t1x8_s2 (tiles in the header above): the cp.async instantiation for 16-byte aligned rows, the element-wise one
-// otherwise, on the caller's stream with gridDim (block tiles, 1, splits).
+// otherwise, on the caller's stream with gridDim (block tiles, products, splits).
 #include "../gemm_kernels.cuh"
 
 namespace strata_sgemm_a100_detail {
@@ -29,7 +29,8 @@ cudaError_t launch_k1_fma_64x64x32_t1x8_s2(const GemmParams& p, int splits, bool
         opt_in_shared(reinterpret_cast<const void*>(kernel), Tiles::kSharedBytes, &opted[aligned ? 1 : 0]);
     if (e != cudaSuccess) return e;
   }
-  const dim3 grid(static_cast<unsigned>(p.m_tiles * p.n_tiles), 1, static_cast<unsigned>(splits));
+  const dim3 grid(static_cast<unsigned>(p.m_tiles * p.n_tiles), static_cast<unsigned>(p.products),
+                  static_cast<unsigned>(splits));
   kernel<<<grid, Tiles::kThreads, Tiles::kSharedBytes, stream>>>(p);
   return cudaGetLastError();
 }

@@ -4,13 +4,13 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   0860b7ac1e26c49019742045d01d807fb59f71f5e6f5b40193fb1af9dd9e8fdc  template cuda/kernel.cu.tpl
+//   13d315c8b820b1a68b5b87357e7410170ed045df8a0bde928959a3b40ec9e158  template cuda/kernel.cu.tpl
 //
 // Tile hierarchy: CUDA cores (fp32 FMA): warp tile 4x256x4, 2x16 accumulators per thread, threads 2x16; block tile 16x256x4 (128 threads, 2 cp.async stages, 9344 B of shared memory); grid tile 256x2048x4 (groups of 16 block rows).
 // Cost: not profiled; levels 0 and 1 are modelled (Eqs. 2-7) with the descriptor's numbers.
 
 // The launcher of kernel k2_fma_16x256x4_t2x16_s2 (tiles in the header above): the cp.async instantiation for 16-byte aligned rows, the element-wise one
-// otherwise, on the caller's stream with gridDim (block tiles, 1, splits).
+// otherwise, on the caller's stream with gridDim (block tiles, products, splits).
 #include "../gemm_kernels.cuh"
 
 namespace strata_sgemm_h100_detail {
@@ -29,7 +29,8 @@ cudaError_t launch_k2_fma_16x256x4_t2x16_s2(const GemmParams& p, int splits, boo
         opt_in_shared(reinterpret_cast<const void*>(kernel), Tiles::kSharedBytes, &opted[aligned ? 1 : 0]);
     if (e != cudaSuccess) return e;
   }
-  const dim3 grid(static_cast<unsigned>(p.m_tiles * p.n_tiles), 1, static_cast<unsigned>(splits));
+  const dim3 grid(static_cast<unsigned>(p.m_tiles * p.n_tiles), static_cast<unsigned>(p.products),
+                  static_cast<unsigned>(splits));
   kernel<<<grid, Tiles::kThreads, Tiles::kSharedBytes, stream>>>(p);
   return cudaGetLastError();
 }
