@@ -258,15 +258,14 @@ TEST_CASE("the profile-kit loop on this host: build the kit, run it, generate wi
 }
 
 // Built, not run: the kit's kernels and device probe must compile warning-free under Clang too, whatever the host
-// (Clang warns of unused internal functions and of signed/unsigned compares where GCC does not).
+// (Clang warns of unused internal functions and of signed/unsigned compares where GCC does not). The AVX-512 kit:
+// the loop above builds the AVX2 one with the host's compiler, and the packages' tests build AVX2 kernels, which the
+// kits share, with Clang.
 TEST_CASE("x86 profile kits build with clang, warnings as errors", "[profile-kit]") {
   REQUIRE(std::system("command -v clang++ >/dev/null 2>&1") == 0);
-  for (const std::string arch_file : {"archs/x86-avx2.yaml", "archs/zen4-avx512.yaml"}) {
-    INFO(arch_file);
-    ScratchDir dir;
-    emit_kit(dir, arch_file);
-    CHECK(elf_machine(build_kit(dir, "-DCMAKE_CXX_COMPILER=clang++")) == 62);
-  }
+  ScratchDir dir;
+  emit_kit(dir, "archs/zen4-avx512.yaml");
+  CHECK(elf_machine(build_kit(dir, "-DCMAKE_CXX_COMPILER=clang++")) == 62);
 }
 
 TEST_CASE(
