@@ -206,6 +206,7 @@ void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
   d->SetValue("B_ROWS", b_row_major ? "K" : "N");
   d->SetValue("B_COLS", b_row_major ? "N" : "K");
   d->SetValue("B_ROWS_TEXT", b_row_major ? "K rows of N" : "N rows of K (column-major K x N)");
+  d->SetValue("CUDA_AB_TYPE", f16 ? "CUDA_R_16F" : "CUDA_R_32F");
   if (f16) {
     d->SetValue("CUBLAS_CALL", "cublasGemmEx");
     d->SetValue("CUBLAS_ARGS",

@@ -3,7 +3,9 @@
 # the wgmma family (built as generated: sm_90a for the H100 fp16 package), self-tested; then the H100 fp16 package
 # before the family (main at eb0c2e1, in .gpu_try/before, built for sm_90) and after it, each against cuBLAS
 # interleaved per shape, on the default sweep and the transformer, cnn and gnn suites (.gpu_shapes: copies of the
-# shared shape lists), the after package with --oracle. Run from the repository root; results under $OUT.
+# shared shape lists), the after package with --oracle; then, as time allows, transposed and batched calls against
+# cuBLAS. The self-tests include the transposed, epilogue and batched calls. Run from the repository root; results
+# under $OUT.
 set -o pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=/tmp/res; mkdir -p $R; LOG=$R/log.txt
 END=${END:-480}
@@ -36,9 +38,22 @@ for suite in transformer cnn gnn default; do
   step after_$suite 110 $R/after_$suite.csv /tmp/b-after/strata_hgemm_tc_h100_bench --oracle "${args[@]}"
   log "suite $suite done"
 done
+# Last, while time is left: the calls of issue 41 against cuBLAS (cublasGemmStridedBatchedEx with the same
+# transposes): weights stored N x K (NT) and a transposed A on the transformer suite, and attention-shaped batches
+# (Q K^T with K = 64 and P V with K = sequence) at 12, 96 and 384 products.
+for v in sgemm after; do
+  b=/tmp/b-$v/$(ls /tmp/b-$v | grep '_bench$')
+  for layout in NT TN; do
+    step calls_${v}_$layout 25 $R/calls_${v}_$layout.csv $b --reps 9 --layout $layout --csv .gpu_shapes/transformer.csv
+  done
+  for batch in 12 96 384; do
+    step calls_${v}_batch$batch 15 $R/calls_${v}_batch$batch.csv $b --reps 9 --layout NT --batch $batch \
+      16,16,64 64,64,64 128,128,64 256,256,64 512,512,64 128,64,128 512,64,512
+  done
+done
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw --format=csv,noheader 2>&1 | tee -a $LOG
 pack; log done; grep -v "rc=0" $R/steps.txt
-for f in $R/*_{default,transformer,cnn,gnn}.csv; do
+for f in $R/*_{default,transformer,cnn,gnn}.csv $R/calls_*.csv; do
   awk -F, -v f=$(basename $f) 'NR==1{for(i=1;i<=NF;i++){if($i=="speedup_vs_cublas")c=i; if($i=="pick_over_oracle")o=i; if($i=="strata_graph_ms")g=i; if($i=="cublas_graph_ms")h=i}; next}
     c&&$c>0{s+=log($c);n++} o&&$o>0{t+=log(1/$o);m++} g&&$g>0&&$h>0{u+=log($h/$g);q++}
     END{if(n) printf "%-24s n=%d cuBLAS/Strata %.3f", f, n, exp(s/n); if(m) printf "  oracle/pick %.3f", exp(t/m); if(q) printf "  graph %.3f", exp(u/q); printf "\n"}' $f

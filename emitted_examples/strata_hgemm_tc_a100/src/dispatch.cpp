@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   91b83b1c9a53b68c4f1071b9f159658ec9a2cc7ca0e3588015cd0f895738801d  template cuda/dispatch.cpp.tpl
+//   b0d21009794b2482e73988d83ceb5e7d56c37ba41abb9cbe474b27d1f80247bb  template cuda/dispatch.cpp.tpl
 
 // The dispatcher of strata_hgemm_tc_a100: argument checks, the cost-model plan for each shape (Tensor Core or CUDA-core
 // kernel, tiles, split-K, grid), the launches on the caller's stream, and CUDA errors turned into statuses.
@@ -244,7 +244,8 @@ void fill_plan(int32_t id, int64_t M, int64_t N, int64_t K, int splits, int64_t 
   plan->k_per_split = k_per_split;
   plan->grid_blocks = strata_model::ceil_div(M, k.block[0]) * strata_model::ceil_div(N, k.block[1]);
   plan->waves = strata_model::ceil_div(plan->grid_blocks * splits * batch, kSms);
-  plan->workspace_bytes = static_cast<size_t>(workspace_bytes(k, M, N, splits, batch < kMaxProducts ? batch : kMaxProducts));
+  const int64_t products = batch < kMaxProducts ? batch : kMaxProducts;  // launched together
+  plan->workspace_bytes = static_cast<size_t>(workspace_bytes(k, M, N, splits, products));
   plan->predicted_seconds = predicted_seconds(k, M, N, K, splits, k_per_split, batch);
 }
 
@@ -259,7 +260,8 @@ void plan_kernel(int32_t id, int64_t M, int64_t N, int64_t K, int max_split, int
   const int64_t products = batch < kMaxProducts ? batch : kMaxProducts;
   for (int split = 2; split <= max_split && M > 0 && N > 0 && grid * batch < kSms; ++split) {
     const int splits = splits_for(kKernels[id], K, split, &k_per_split);
-    if (splits != split || workspace_bytes(kKernels[id], M, N, splits, products) < 0) continue;  // same as a smaller split, or too large
+    // The same as a smaller split, or too large a workspace.
+    if (splits != split || workspace_bytes(kKernels[id], M, N, splits, products) < 0) continue;
     const double s = predicted_seconds(kKernels[id], M, N, K, splits, k_per_split, batch);
     if (s < best_s) {
       best_s = s;

@@ -4,15 +4,18 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   f53886ae4ed98c4af0728eb99b9131824f198cbb57e37cd50b277289ffc4430d  template cuda/bench.cpp.tpl
+//   fdc6c727a9a4cc98fc7ee94d3b4e57a541827624492370ddd365a2f32c172d81  template cuda/bench.cpp.tpl
 
 // Benchmark of strata_sgemm_a100 against cuBLAS (cublasSgemm), the only file of the package that uses cuBLAS.
-// Usage: strata_sgemm_a100_bench [--reps R] [--warmup W] [--kernel ID] [--oracle] [--csv FILE] [M,N,K ...]
+// Usage: strata_sgemm_a100_bench [--reps R] [--warmup W] [--kernel ID] [--oracle] [--layout XY] [--batch B] [--csv FILE]
+//                          [M,N,K ...]
 // Prints CSV: per shape the plan, the median time of each library over R single calls (CUDA events on one stream),
 // TFLOP/s, the speedup of strata_sgemm_a100 over cuBLAS, the model's prediction, the largest difference between the two
 // results relative to the largest |C| (a check that both computed the same thing), then the time per call of R
 // calls back to back and of a CUDA graph of R calls replayed, for both libraries, and with --oracle the fastest
-// kernel forced by id (its split-K from the model) and the dispatcher's pick over it.
+// kernel forced by id (its split-K from the model) and the dispatcher's pick over it. With --layout or --batch it
+// times strata_sgemm_a100_gemm_batched against cublasGemmStridedBatchedEx with the same transposes, products packed one
+// after another.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -45,7 +48,10 @@ struct Shape {
 struct Options {
   int reps = 20, warmup = 3, kernel = -1;
   bool oracle = false;
+  std::string layout;  // "" (the plain call), or op(A) op(B) as N / T, e.g. "NT"
+  int64_t batch = 0;   // 0: the plain call; else products per call
   std::vector<Shape> shapes;
+  bool calls() const { return !layout.empty() || batch > 0; }
 };
 
 bool parse_shape(const std::string& text, const std::string& category, Shape* s) {
@@ -73,10 +79,13 @@ bool read_csv(const std::string& path, std::vector<Shape>* shapes) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: strata_sgemm_a100_bench [--reps R] [--warmup W] [--kernel ID] [--oracle] [--csv FILE] [M,N,K ...]\n"
+               "usage: strata_sgemm_a100_bench [--reps R] [--warmup W] [--kernel ID] [--oracle] [--layout XY] [--batch B]\n"
+               "       [--csv FILE] [M,N,K ...]\n"
                "  --csv FILE   read shapes from FILE, header category,M,N,K\n"
                "  --kernel ID  force kernel ID (split-K still from the model) instead of the dispatcher\n"
                "  --oracle     also time every kernel forced by id and report the fastest\n"
+               "  --layout XY  op(A) and op(B), N or T each (NT: B stored N x K), through gemm_batched\n"
+               "  --batch B    B products per call, strided one after another, through gemm_batched\n"
                "  without shapes: M in 1..8192 at N = K = 4096 (where the dispatcher moves from CUDA cores to\n"
                "  Tensor Cores, when the package has both), then square sizes\n");
   return 2;
@@ -89,11 +98,24 @@ bool parse(int argc, char** argv, Options* o) {
       o->oracle = true;
       continue;
     }
-    if (arg == "--reps" || arg == "--warmup" || arg == "--kernel" || arg == "--csv") {
+    if (arg == "--reps" || arg == "--warmup" || arg == "--kernel" || arg == "--csv" || arg == "--layout" ||
+        arg == "--batch") {
       if (i + 1 >= argc) return false;
       const std::string value = argv[++i];
       if (arg == "--csv") {
         if (!read_csv(value, &o->shapes)) return false;
+        continue;
+      }
+      if (arg == "--layout") {
+        if (value.size() != 2 || (value[0] != 'N' && value[0] != 'T') || (value[1] != 'N' && value[1] != 'T'))
+          return false;
+        o->layout = value;
+        continue;
+      }
+      if (arg == "--batch") {
+        char* end = nullptr;
+        o->batch = std::strtoll(value.c_str(), &end, 10);
+        if (*end != '\0' || o->batch < 1) return false;
         continue;
       }
       char* end = nullptr;
@@ -208,6 +230,10 @@ void per_call_ms(F f, int reps, cudaStream_t stream, bool* ok, double* back_to_b
 int main(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, &o)) return usage();
+  if (o.calls() && (o.kernel >= 0 || o.oracle)) {
+    std::fprintf(stderr, "--layout and --batch time the dispatcher's own plan: no --kernel or --oracle\n");
+    return 2;
+  }
   if (o.kernel >= strata_sgemm_a100_kernel_count()) {
     std::fprintf(stderr, "--kernel %d: the package has %d kernels\n", o.kernel, strata_sgemm_a100_kernel_count());
     return 2;
@@ -231,22 +257,30 @@ int main(int argc, char** argv) {
   std::mt19937 rng(2024);
   std::printf("category,M,N,K,kernel,tensor_cores,split_k,strata_ms,strata_tflops,cublas_ms,cublas_tflops,"
               "speedup_vs_cublas,predicted_ms,max_rel_diff,strata_b2b_ms,cublas_b2b_ms,strata_graph_ms,"
-              "cublas_graph_ms,oracle_kernel,oracle_ms,pick_over_oracle\n");
+              "cublas_graph_ms,oracle_kernel,oracle_ms,pick_over_oracle,layout,batch\n");
   int failures = 0;
   for (const Shape& s : o.shapes) {
     const int64_t M = s.M, N = s.N, K = s.K;
     if (M == 0 || N == 0 || K == 0) continue;
-    const int64_t lda = K, ldb = kBRowMajor ? N : K, ldc = N;
-    AElem* a = device_random<AElem>(rng, static_cast<size_t>(M * K));
-    BElem* b = device_random<BElem>(rng, static_cast<size_t>(K * N));
+    // The operands as stored: the package's own layout, or --layout's (a transposed A is K x M, a transposed B N x K).
+    const bool trans_a = o.layout.size() == 2 && o.layout[0] == 'T';
+    const bool trans_b = o.layout.size() == 2 ? o.layout[1] == 'T' : !kBRowMajor;
+    const int64_t batch = o.batch > 0 ? o.batch : 1;
+    const int64_t lda = trans_a ? M : K, ldb = trans_b ? K : N, ldc = N;
+    AElem* a = device_random<AElem>(rng, static_cast<size_t>(M * K * batch));
+    BElem* b = device_random<BElem>(rng, static_cast<size_t>(K * N * batch));
     float *c = nullptr, *c_ref = nullptr, *workspace = nullptr;
-    cudaMalloc(reinterpret_cast<void**>(&c), static_cast<size_t>(M * N) * sizeof(float));
-    cudaMalloc(reinterpret_cast<void**>(&c_ref), static_cast<size_t>(M * N) * sizeof(float));
+    cudaMalloc(reinterpret_cast<void**>(&c), static_cast<size_t>(M * N * batch) * sizeof(float));
+    cudaMalloc(reinterpret_cast<void**>(&c_ref), static_cast<size_t>(M * N * batch) * sizeof(float));
     // Forced kernels run through execute() with a workspace of their own; the dispatcher's pick is the plain call,
     // which plans (through its cache) and allocates split-K's workspace itself, as a caller's call does.
     strata_sgemm_a100_plan_t plan;
+    const auto op_a = trans_a ? STRATA_SGEMM_A100_TRANS : STRATA_SGEMM_A100_NO_TRANS;
+    const auto op_b = trans_b ? STRATA_SGEMM_A100_TRANS : STRATA_SGEMM_A100_NO_TRANS;
     if (o.kernel >= 0)
       strata_sgemm_a100_kernel_plan(o.kernel, M, N, K, &plan);
+    else if (o.calls())
+      strata_sgemm_a100_gemm_plan(op_a, op_b, M, N, K, batch, &plan);
     else
       strata_sgemm_a100_plan(M, N, K, &plan);
     if (o.kernel >= 0 && plan.workspace_bytes > 0)
@@ -264,14 +298,25 @@ int main(int argc, char** argv) {
       const strata_sgemm_a100_status status =
           o.kernel >= 0 ? strata_sgemm_a100_execute(&plan, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, workspace,
                                               plan.workspace_bytes, stream)
+          : o.calls()   ? strata_sgemm_a100_gemm_batched(op_a, op_b, M, N, K, alpha, a, lda, M * K, b, ldb, K * N, beta, c,
+                                                   ldc, M * N, batch, stream)
                         : strata_sgemm_a100(M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, stream);
       return status == STRATA_SGEMM_A100_OK;
     };
-    // Row-major C = A * B is column-major C^T = B^T * A^T: cuBLAS sees B first.
-    auto cublas_call = [&] { return cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), &alpha, b, static_cast<int>(ldb), a, static_cast<int>(lda), &beta, c_ref, static_cast<int>(ldc)) == CUBLAS_STATUS_SUCCESS; };
+    // Row-major C = op(A) * op(B) is column-major C^T = op(B)^T * op(A)^T: cuBLAS sees B first, each operand
+    // transposed in cuBLAS's terms where it is stored transposed in ours.
+    auto cublas_call = [&] {
+      if (!o.calls()) return cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), &alpha, b, static_cast<int>(ldb), a, static_cast<int>(lda), &beta, c_ref, static_cast<int>(ldc)) == CUBLAS_STATUS_SUCCESS;
+      return cublasGemmStridedBatchedEx(handle, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                        static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), &alpha, b,
+                                        CUDA_R_32F, static_cast<int>(ldb), K * N, a, CUDA_R_32F,
+                                        static_cast<int>(lda), M * K, &beta, c_ref, CUDA_R_32F, static_cast<int>(ldc),
+                                        M * N, static_cast<int>(batch), CUBLAS_COMPUTE_32F,
+                                        CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS;
+    };
     const double strata_ms = median_ms(strata_call, o.warmup, o.reps, stream, &ok);
     const double cublas_ms = median_ms(cublas_call, o.warmup, o.reps, stream, &ok);
-    std::vector<float> x(static_cast<size_t>(M * N)), y(x.size());
+    std::vector<float> x(static_cast<size_t>(M * N * batch)), y(x.size());
     cudaMemcpy(x.data(), c, x.size() * sizeof(float), cudaMemcpyDeviceToHost);
     cudaMemcpy(y.data(), c_ref, y.size() * sizeof(float), cudaMemcpyDeviceToHost);
     double diff = 0, scale = 0;
@@ -311,13 +356,15 @@ int main(int argc, char** argv) {
         oracle_ms = t;
       }
     }
-    const double flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
-    std::printf("%s,%lld,%lld,%lld,%d,%d,%d,%.4f,%.2f,%.4f,%.2f,%.3f,%.4f,%.2e,%.4f,%.4f,%.4f,%.4f,%d,%.4f,%.3f%s\n",
+    const double flops =
+        2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) * static_cast<double>(batch);
+    std::printf("%s,%lld,%lld,%lld,%d,%d,%d,%.4f,%.2f,%.4f,%.2f,%.3f,%.4f,%.2e,%.4f,%.4f,%.4f,%.4f,%d,%.4f,%.3f,%s,%lld%s\n",
                 s.category.c_str(), static_cast<long long>(M), static_cast<long long>(N), static_cast<long long>(K),
                 plan.kernel_id, plan.tensor_cores, plan.split_k, strata_ms, flops / (strata_ms * 1e9), cublas_ms,
                 flops / (cublas_ms * 1e9), cublas_ms / strata_ms, plan.predicted_seconds * 1e3, rel, strata_b2b,
                 cublas_b2b, strata_graph, cublas_graph, oracle_id, oracle_ms,
-                oracle_id >= 0 ? strata_ms / oracle_ms : 0.0, ok ? "" : ",CALL_FAILED");
+                oracle_id >= 0 ? strata_ms / oracle_ms : 0.0, o.layout.empty() ? "-" : o.layout.c_str(),
+                static_cast<long long>(o.batch), ok ? "" : ",CALL_FAILED");
     std::fflush(stdout);
     release({a, b, c, c_ref, workspace});
   }
