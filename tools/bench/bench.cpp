@@ -97,8 +97,12 @@ struct Measured {
 
 GemmArgs ArgsFor(const Operands& o, float* c) {
   const Shape& s = o.shape;
-  // Dense row-major operands: each leading dimension is its matrix's row length.
-  return GemmArgs{s.m, s.n, s.k, o.alpha, o.a.get(), s.k, o.b.get(), s.n, o.beta, c, s.n};
+  // Dense row-major operands as stored: each leading dimension is its matrix's row length.
+  GemmArgs args{s.m,   s.n, s.k, o.alpha, o.trans_a ? o.a_stored.get() : o.a.get(), o.trans_a ? s.m : s.k,
+                o.trans_b ? o.b_stored.get() : o.b.get(), o.trans_b ? s.k : s.n, o.beta, c, s.n};
+  args.trans_a = o.trans_a;
+  args.trans_b = o.trans_b;
+  return args;
 }
 
 // One checked call per library (C reset first), then the interleaved timing of those that ran; `buffers`
@@ -279,7 +283,8 @@ void PrintProgress(size_t index, size_t total, const Shape& shape, int threads, 
 
 void RunShape(const Options& options, size_t index, const Shape& shape, Libraries* libraries, RunData* data) {
   Operands operands;
-  if (!MakeOperands(shape, options.alpha, options.beta, &operands)) {
+  if (!MakeOperands(shape, options.alpha, options.beta, options.layout[0] == 'T', options.layout[1] == 'T',
+                    &operands)) {
     data->info.notes.push_back("shape " + shape.Label() + " skipped: out of memory for its operands");
     std::fprintf(stderr, "bench: %s\n", data->info.notes.back().c_str());
     return;
@@ -388,6 +393,8 @@ int Run(int argc, char** argv) {
     case ParseResult::kBadUsage: return 2;
     case ParseResult::kRun: break;
   }
+  // Kernels are forced by id for plain calls only, so the model-accuracy runs need NN.
+  if (options.layout != "NN") options.oracle = false;
   const double start = NowSeconds();
   RunData data;
   RunInfo& info = data.info;
@@ -399,6 +406,7 @@ int Run(int argc, char** argv) {
   info.threads = options.threads;
   info.alpha = options.alpha;
   info.beta = options.beta;
+  info.layout = options.layout;
   info.reps_policy = RepsPolicyText(options);
   info.oracle_prune_factor = options.oracle_reps.prune_factor;
   if (options.passive_wait) SetPassiveWaiting();

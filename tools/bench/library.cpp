@@ -33,7 +33,8 @@ class PeerLibrary : public Library {
   std::string Describe() const override { return peer_->describe(); }
   CallStatus SetThreads(int threads) override { return FromPeerStatus(peer_->set_threads(threads)); }
   CallStatus Gemm(const GemmArgs& g) override {
-    return FromPeerStatus(peer_->sgemm(g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc));
+    return FromPeerStatus(peer_->sgemm(g.trans_a ? 1 : 0, g.trans_b ? 1 : 0, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b,
+                                       g.ldb, g.beta, g.c, g.ldc));
   }
 
  private:

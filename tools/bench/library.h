@@ -9,7 +9,7 @@
 
 namespace strata_bench {
 
-// One row-major call C = alpha * A * B + beta * C.
+// One row-major call C = alpha * op(A) * op(B) + beta * C; a transposed A is stored K x M, a transposed B N x K.
 struct GemmArgs {
   int64_t m, n, k;
   float alpha;
@@ -20,6 +20,7 @@ struct GemmArgs {
   float beta;
   float* c;
   int64_t ldc;
+  bool trans_a = false, trans_b = false;
 };
 
 enum class CallStatus {

@@ -21,7 +21,8 @@ const char* const kDefaultSuites[] = {"transformer.csv", "cnn.csv", "gnn.csv", "
 const char* const kValueOptions[] = {"--suite",  "--shapes-dir",  "--shape",          "--threads",
                                      "--reps",   "--oracle-reps", "--target-seconds", "--oracle-prune",
                                      "--out",    "--peer-dir",    "--peers",          "--plot-script",
-                                     "--python", "--square",      "--alpha",          "--beta"};
+                                     "--python", "--square",      "--alpha",          "--beta",
+                                     "--layout"};
 
 bool TakesValue(const std::string& option) {
   for (const char* known : kValueOptions) {
@@ -91,6 +92,10 @@ bool ApplyValue(const std::string& option, const std::string& value, std::string
   } else if (option == "--square") {
     if (!ParseInt64(value, 0, 65536, &number)) return Fail("--square wants a size (0: none), got " + value);
     options->square = number;
+  } else if (option == "--layout") {
+    if (value.size() != 2 || (value[0] != 'N' && value[0] != 'T') || (value[1] != 'N' && value[1] != 'T'))
+      return Fail("--layout wants NN, NT, TN or TT, got " + value);
+    options->layout = value;
   } else if (option == "--alpha" || option == "--beta") {
     if (!ParseDouble(value, &real)) return Fail(option + " wants a number, got " + value);
     (option == "--alpha" ? options->alpha : options->beta) = static_cast<float>(real);
@@ -123,6 +128,8 @@ void PrintUsage() {
       "  --spin-wait          leave OMP_WAIT_POLICY and OPENBLAS_THREAD_TIMEOUT at the libraries' defaults (idle\n"
       "                       threads spin) instead of making idle threads sleep\n"
       "  --alpha A, --beta B  the GEMM's alpha and beta (default 1 and 0)\n"
+      "  --layout XY          op(A) op(B), N or T each (default NN; NT: B stored N x K, a linear layer's weights);\n"
+      "                       every library gets the same stored operands, and the oracle runs for NN only\n"
       "  --out DIR            output directory (default bench_out)\n"
       "  --plot-script FILE   the script that draws speedup.png (default %s; \"\": no PNG)\n"
       "  --python PROGRAM     the Python that runs it, with matplotlib (default python3)\n",

@@ -28,6 +28,7 @@ struct Options {
   bool oracle = true;
   bool overhead = true;
   float alpha = 1.0f, beta = 0.0f;
+  std::string layout = "NN";  // op(A) op(B): N as stored, T transposed (A stored K x M, B N x K)
 };
 
 enum class ParseResult { kRun, kHelp, kBadUsage };

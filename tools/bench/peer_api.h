@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 // Bumped whenever the struct below changes, so a stale plugin is refused instead of called wrongly.
-#define STRATA_BENCH_PEER_ABI_VERSION 1
+#define STRATA_BENCH_PEER_ABI_VERSION 2
 
 // What sgemm returns.
 enum {
@@ -31,9 +31,10 @@ typedef struct {
   const char* (*describe)(void);
   // Use at most `threads` threads from now on; returns STRATA_BENCH_PEER_OK or STRATA_BENCH_PEER_UNSUPPORTED.
   int32_t (*set_threads)(int32_t threads);
-  // Row-major C (M x N) = alpha * A (M x K) * B (K x N) + beta * C; leading dimensions in elements.
-  int32_t (*sgemm)(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
-                   int64_t ldb, float beta, float* C, int64_t ldc);
+  // Row-major C (M x N) = alpha * op(A) * op(B) + beta * C, op(X) = X^T where trans_x is 1 (A then stored K x M, B
+  // N x K, both row-major); leading dimensions in elements.
+  int32_t (*sgemm)(int32_t trans_a, int32_t trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                   int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
 } StrataBenchPeer;
 
 // The one symbol a plugin exports.

@@ -21,10 +21,10 @@ int32_t SetThreads(int32_t threads) {
   return STRATA_BENCH_PEER_OK;
 }
 
-int32_t Sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
-              float beta, float* c, int64_t ldc) {
+int32_t Sgemm(int32_t trans_a, int32_t trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+              int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   // BLIS's typed API is not const-correct for its inputs; it only reads them.
-  bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &alpha, const_cast<float*>(a), lda, 1,
+  bli_sgemm(trans_a ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE, trans_b ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE, m, n, k, &alpha, const_cast<float*>(a), lda, 1,
             const_cast<float*>(b), ldb, 1, &beta, c, ldc, 1);
   return STRATA_BENCH_PEER_OK;
 }

@@ -33,18 +33,29 @@ int32_t SetThreads(int32_t threads) {
   return STRATA_BENCH_PEER_OK;
 }
 
-int32_t Sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
-              float beta, float* c, int64_t ldc) {
-  const ConstMap a_map(a, m, k, Eigen::OuterStride<>(lda));
-  const ConstMap b_map(b, k, n, Eigen::OuterStride<>(ldb));
+int32_t Sgemm(int32_t trans_a, int32_t trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+              int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  // A transposed operand is a Map of the stored matrix, transposed in the expression.
+  const ConstMap a_map(a, trans_a ? k : m, trans_a ? m : k, Eigen::OuterStride<>(lda));
+  const ConstMap b_map(b, trans_b ? n : k, trans_b ? k : n, Eigen::OuterStride<>(ldb));
   Map c_map(c, m, n, Eigen::OuterStride<>(ldc));
-  if (beta == 0.0f) {
-    // Assignment, not c = 0 * c + ...: with beta = 0 the old C must not be read (it may hold NaN).
-    c_map.noalias() = alpha * (a_map * b_map);
-  } else {
-    if (beta != 1.0f) c_map *= beta;
-    c_map.noalias() += alpha * (a_map * b_map);
-  }
+  const auto product = [&](auto&& op_a, auto&& op_b) {
+    if (beta == 0.0f) {
+      // Assignment, not c = 0 * c + ...: with beta = 0 the old C must not be read (it may hold NaN).
+      c_map.noalias() = alpha * (op_a * op_b);
+    } else {
+      if (beta != 1.0f) c_map *= beta;
+      c_map.noalias() += alpha * (op_a * op_b);
+    }
+  };
+  if (trans_a && trans_b)
+    product(a_map.transpose(), b_map.transpose());
+  else if (trans_a)
+    product(a_map.transpose(), b_map);
+  else if (trans_b)
+    product(a_map, b_map.transpose());
+  else
+    product(a_map, b_map);
   return STRATA_BENCH_PEER_OK;
 }
 

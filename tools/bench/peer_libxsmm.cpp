@@ -73,8 +73,10 @@ bool RunTiled(libxsmm_blasint m, libxsmm_blasint n, libxsmm_blasint k, float alp
   return true;
 }
 
-int32_t Sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
-              float beta, float* c, int64_t ldc) {
+int32_t Sgemm(int32_t trans_a, int32_t trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+              int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  // LIBXSMM's dispatch of these calls takes no transposes: only NN runs natively.
+  if (trans_a || trans_b) return STRATA_BENCH_PEER_UNSUPPORTED;
   // Swapped operands: column-major (N x M) = (N x K) * (K x M).
   const libxsmm_blasint cm = n, cn = m, ck = k;
   if (static_cast<double>(cm) * cn * ck <= LIBXSMM_MAX_MNK &&

@@ -70,7 +70,20 @@ FloatBuffer AllocateFloats(int64_t count) {
   return FloatBuffer(static_cast<float*>(std::aligned_alloc(64, bytes)));
 }
 
-bool MakeOperands(const Shape& shape, float alpha, float beta, Operands* operands) {
+namespace {
+
+// The rows x cols row-major matrix `from`, transposed: cols x rows, row-major.
+FloatBuffer Transposed(const float* from, int64_t rows, int64_t cols) {
+  FloatBuffer to = AllocateFloats(rows * cols);
+  if (to == nullptr) return to;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) to[j * rows + i] = from[i * cols + j];
+  return to;
+}
+
+}  // namespace
+
+bool MakeOperands(const Shape& shape, float alpha, float beta, bool trans_a, bool trans_b, Operands* operands) {
   operands->shape = shape;
   operands->alpha = alpha;
   operands->beta = beta;
@@ -79,6 +92,11 @@ bool MakeOperands(const Shape& shape, float alpha, float beta, Operands* operand
   if (operands->a == nullptr || operands->b == nullptr) return false;
   Fill(operands->a.get(), shape.m * shape.k, 1);
   Fill(operands->b.get(), shape.k * shape.n, 2);
+  operands->trans_a = trans_a;
+  operands->trans_b = trans_b;
+  operands->a_stored = trans_a ? Transposed(operands->a.get(), shape.m, shape.k) : nullptr;
+  operands->b_stored = trans_b ? Transposed(operands->b.get(), shape.k, shape.n) : nullptr;
+  if ((trans_a && operands->a_stored == nullptr) || (trans_b && operands->b_stored == nullptr)) return false;
   operands->c0.reset();
   if (beta != 0.0f) {
     operands->c0 = AllocateFloats(shape.m * shape.n);

@@ -19,13 +19,16 @@ struct FreeDeleter {
 using FloatBuffer = std::unique_ptr<float[], FreeDeleter>;
 FloatBuffer AllocateFloats(int64_t count);  // nullptr when out of memory
 
-// A, B and the initial C of one shape, dense row-major, filled deterministically with values in [-1, 1].
+// A, B and the initial C of one shape, dense row-major, filled deterministically with values in [-1, 1]. With
+// trans_a (trans_b) the calls take A (B) stored transposed, a copy made once: K x M (N x K), dense.
 struct Operands {
   Shape shape;
   float alpha = 1.0f, beta = 0.0f;
   FloatBuffer a, b, c0;  // c0: the C that every call starts from when beta != 0 (null when beta == 0)
+  bool trans_a = false, trans_b = false;
+  FloatBuffer a_stored, b_stored;  // the transposed copies the calls read, where trans_a / trans_b
 };
-bool MakeOperands(const Shape& shape, float alpha, float beta, Operands* operands);
+bool MakeOperands(const Shape& shape, float alpha, float beta, bool trans_a, bool trans_b, Operands* operands);
 
 // Prepares C for a checked call: a copy of c0, or NaN everywhere when beta == 0, which the call must then never
 // read (BLAS semantics) - a library that computes beta * C anyway turns the NaN into a failed check.

@@ -67,6 +67,7 @@ struct RunInfo {
   std::vector<Peak> peaks;             // one per thread count
   std::vector<int> threads;
   float alpha = 1.0f, beta = 0.0f;
+  std::string layout = "NN";  // op(A) op(B), as --layout
   std::string reps_policy;
   std::string threading_environment;  // the environment variables that change how the runtimes wait and spin
   double oracle_prune_factor = 0.0;

@@ -42,6 +42,14 @@ class StrataLibrary : public Library {
   CallStatus SetThreads(int threads) override { return FromPackage(STRATA_FN(set_num_threads)(threads)); }
 
   CallStatus Gemm(const GemmArgs& g) override {
+    if (g.trans_a || g.trans_b) {
+      // A kernel is forced by id for plain calls only.
+      if (kernel_id_ >= 0) return CallStatus::kUnsupported;
+      // The header's values: NO_TRANS = 0, TRANS = 1.
+      const auto op = [](bool t) { return static_cast<STRATA_FN(transpose)>(t ? 1 : 0); };
+      return FromPackage(STRATA_FN(gemm)(op(g.trans_a), op(g.trans_b), g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb,
+                                         g.beta, g.c, g.ldc));
+    }
     if (kernel_id_ < 0) {
       return FromPackage(STRATA_PACKAGE_NAME(g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc));
     }

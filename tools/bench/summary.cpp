@@ -100,8 +100,9 @@ void WriteHeader(const RunInfo& info, std::ostringstream& out) {
   out << "# Strata benchmark: " << info.package << " against its peers\n\n";
   out << "- Machine: " << info.machine << "\n";
   out << "- Command: `" << info.command_line << "`\n";
-  out << "- C = " << info.alpha << " * A * B + " << info.beta
-      << " * C, row-major fp32. Every time is the median of interleaved samples (" << info.reps_policy
+  out << "- C = " << info.alpha << " * " << (info.layout[0] == 'T' ? "A^T" : "A") << " * "
+      << (info.layout[1] == 'T' ? "B^T" : "B") << " + " << info.beta
+      << " * C, row-major fp32 (layout " << info.layout << ": every library reads the same stored operands). Every time is the median of interleaved samples (" << info.reps_policy
       << "), after warm-up; every result is checked against a double-precision reference.\n";
   out << "- Threading environment: " << info.threading_environment
       << ". The libraries run interleaved in one process; unless told otherwise (--spin-wait) the harness sets "
