@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   66d8587aa30438ba7a271e9cc8c8a7fd708f0ed6bed175fc176d958de09fdd94  template cpu/runtime/kernel_tile.h
+//   deb0739888cbd7f57d68149e89d6d2ab226284ca9d0426f8e4c5b3808386e36f  template cpu/runtime/kernel_tile.h
 
 // The register tile of the CPU micro-kernels, generic over its shape: the tile body (k loop, prefetches, epilogue),
 // its instantiation for every edge size, and the packing of A and B into the micro-panels it reads. Fixed text,
@@ -16,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -543,9 +544,11 @@ void pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth,
   constexpr int kMR = Shape::kTileRows;
   for (int64_t i0 = 0; i0 < rows; i0 += kMR, out += depth * kMR) {
     const int64_t h = rows - i0 < kMR ? rows - i0 : kMR;
-    if (h == kMR) {  // the row count a compile-time constant: the copy unrolled
-      for (int64_t p = 0; p < depth; ++p)
-        for (int r = 0; r < kMR; ++r) out[p * kMR + r] = a[p * lda + i0 + r];
+    if (h == kMR) {
+      // One fixed-size copy per k step, which the compiler moves in the widest registers that fit: written as an
+      // element loop, it vectorises across k steps instead, gathering each vector from several rows of A one
+      // element at a time, which made the copy most of a tall call's time (docs/perf/2026-11-28-zen4-layouts-peers).
+      for (int64_t p = 0; p < depth; ++p) std::memcpy(out + p * kMR, a + p * lda + i0, sizeof(float) * kMR);
     } else {
       for (int64_t p = 0; p < depth; ++p)
         for (int64_t r = 0; r < h; ++r) out[p * kMR + r] = a[p * lda + i0 + r];

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -535,9 +536,11 @@ void pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth,
   constexpr int kMR = Shape::kTileRows;
   for (int64_t i0 = 0; i0 < rows; i0 += kMR, out += depth * kMR) {
     const int64_t h = rows - i0 < kMR ? rows - i0 : kMR;
-    if (h == kMR) {  // the row count a compile-time constant: the copy unrolled
-      for (int64_t p = 0; p < depth; ++p)
-        for (int r = 0; r < kMR; ++r) out[p * kMR + r] = a[p * lda + i0 + r];
+    if (h == kMR) {
+      // One fixed-size copy per k step, which the compiler moves in the widest registers that fit: written as an
+      // element loop, it vectorises across k steps instead, gathering each vector from several rows of A one
+      // element at a time, which made the copy most of a tall call's time (docs/perf/2026-11-28-zen4-layouts-peers).
+      for (int64_t p = 0; p < depth; ++p) std::memcpy(out + p * kMR, a + p * lda + i0, sizeof(float) * kMR);
     } else {
       for (int64_t p = 0; p < depth; ++p)
         for (int64_t r = 0; r < h; ++r) out[p * kMR + r] = a[p * lda + i0 + r];
