@@ -157,10 +157,10 @@ __device__ __forceinline__ void registers_increase() {
 #endif
 
 // Keeps the compiler from moving reads or writes of the accumulators across an asynchronous wgmma.
-template <int kCount>
+template <unsigned kCount>
 __device__ __forceinline__ void pin_registers(float (&d)[kCount]) {
 #pragma unroll
-  for (int i = 0; i < kCount; ++i) asm volatile("" : "+f"(d[i])::"memory");
+  for (unsigned i = 0; i < kCount; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
 // d += a * b for one k16 step: A and B from shared memory through their descriptors, f32 accumulators.

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   551ef5d7056dd8dee942d2bb302ce7d4278067b41bdbf14b9db845105f78dd9e  template cuda/wgmma_kernels.cuh.tpl
+//   b2d416a3d0db5f9dc98b13f35a3fdefaf3c8b88b3dfcb82d7b668a20e3ed4b43  template cuda/wgmma_kernels.cuh.tpl
 
 // Hopper kernels of strata_hgemm_tc_h100 (sm_90a): wgmma on the Tensor Cores, fed by the bulk tensor copy engine (TMA)
 // through a ring of shared-memory stages guarded by mbarriers. A block is one producer warpgroup (one thread issues
@@ -165,10 +165,10 @@ __device__ __forceinline__ void registers_increase() {
 #endif
 
 // Keeps the compiler from moving reads or writes of the accumulators across an asynchronous wgmma.
-template <int kCount>
+template <unsigned kCount>
 __device__ __forceinline__ void pin_registers(float (&d)[kCount]) {
 #pragma unroll
-  for (int i = 0; i < kCount; ++i) asm volatile("" : "+f"(d[i])::"memory");
+  for (unsigned i = 0; i < kCount; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
 // d += a * b for one k16 step: A and B from shared memory through their descriptors, f32 accumulators.
