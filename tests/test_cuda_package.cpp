@@ -1,8 +1,9 @@
-// The CUDA backend: generation, and what can be verified without a GPU. Every emitted CUDA package is compiled
-// with nvcc for sm_80 and sm_90a and its ptxas reports are checked against the descriptor (no spills, registers and
-// shared memory within limits); its host code compiles with warnings as errors, and its self-test links and runs
-// (on a machine without a GPU it checks arguments and plans, then reports itself skipped). The kernels' numerical
-// checks and the cuBLAS comparison need a GPU and are not run here.
+// The CUDA backend: generation, and what can be verified without a GPU. The emitted CUDA packages are compiled
+// with nvcc for their GPU's architecture (sm_80 for the A100, sm_90a for the H100) and their ptxas reports are
+// checked against the descriptor (no spills, registers and shared memory within limits); their host code compiles
+// with warnings as errors, and their self-tests link and run (on a machine without a GPU they check arguments and
+// plans, then report themselves skipped). The kernels' numerical checks and the cuBLAS comparison need a GPU and are
+// not run here.
 //
 // These tests need nvcc. Without it they fail and say so: a CUDA backend that was never compiled is not tested.
 #include <sys/wait.h>
@@ -178,9 +179,14 @@ void check_dispatcher_model(const Example& e, const std::string& pkg, const Scra
   CHECK(compared >= 2);
 }
 
+// Each example is compiled for its own GPU's architecture (the A100's sm_80, the H100's sm_90a, which its package
+// builds by default): ptxas's limits are the descriptor's, and the other architecture would compile every kernel
+// again for a GPU the package was not generated for.
 constexpr char kNvccFlags[] =
-    "-c -std=c++17 -O3 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a -Xptxas -v "
-    "-Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror";
+    "-c -std=c++17 -O3 -Xptxas -v -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -gencode ";
+std::string gencode(const Example& e) {
+  return std::string(e.arch) == "a100" ? "arch=compute_80,code=sm_80" : "arch=compute_90a,code=sm_90a";
+}
 
 }  // namespace
 
@@ -290,23 +296,22 @@ TEST_CASE("CUDA packages compile with nvcc for sm_80 and sm_90a within the descr
       std::string objects;
       for (const std::string& cu : kernel_sources(pkg)) {
         const std::string object = dir.path() + "/" + fs::path(cu).stem().string() + ".o";
-        const Shell s = shell(std::string("nvcc ") + kNvccFlags + includes + cu + " -o " + object);
+        const Shell s = shell(std::string("nvcc ") + kNvccFlags + gencode(e) + includes + cu + " -o " + object);
         INFO(cu << "\n" << s.output);
         REQUIRE(s.exit_code == 0);
         const auto parsed = parse_ptxas_report(s.output, fs::path(cu).stem().string());
         reports.insert(reports.end(), parsed.begin(), parsed.end());
         objects += " " + object;
       }
-      // Per architecture: two instantiations per cp.async kernel (aligned and element-wise loads), one per wgmma
-      // kernel (tensor maps only; an empty body for sm_80), the reduction, and the transpose for 2- and 4-byte
-      // elements.
+      // Two instantiations per cp.async kernel (aligned and element-wise loads), one per wgmma kernel (tensor maps
+      // only), the reduction, and the transpose for 2- and 4-byte elements.
       size_t instantiations = 3;
       bool wgmma = false;
       for (const auto& k : YAML::LoadFile(pkg + "/manifest.yaml")["kernels"]) {
         wgmma = wgmma || k["unit"].as<std::string>() == "wgmma";
         instantiations += k["unit"].as<std::string>() == "wgmma" ? 1 : 2;
       }
-      CHECK(reports.size() == instantiations * 2);
+      CHECK(reports.size() == instantiations);
       std::string table;
       for (const auto& k : reports)
         table += k.source + " " + k.arch + ": " + std::to_string(k.registers) + " registers, " +

@@ -3,7 +3,8 @@
 // concurrent callers changing thread counts and parallel-for hooks, a call spanning more than 2^31 elements) under
 // AddressSanitizer and UndefinedBehaviorSanitizer, and its concurrent part under ThreadSanitizer. The package is
 // the widest ISA this host runs, generated from the committed records with three kernels: every path and kernel
-// shape is still there, and sanitized builds of more kernels only take longer. The kernel files are built under
+// shape is still there, and sanitized builds of more kernels only take longer. The ThreadSanitizer run checks the
+// dispatcher's and the pool's shared state, which no kernel holds, on one kernel. The kernel files are built under
 // ASan without UBSan: UBSan's checks of their unrolled intrinsics (one AVX-512 file: 164 s with both, 57 s with
 // ASan alone) held up the whole test, and ASan is what checks their loads and stores; UBSan covers the rest.
 #include <catch2/catch.hpp>
@@ -31,13 +32,14 @@ bool host_runs(const Target& t) {
 // Generates the package, builds it and the stress program with `flags` at -O1, as sanitizers are usually run: at -O3
 // with ASan and UBSan, one AVX-512 kernel file (9x48, k unroll 8) took over four minutes to compile. Returns the
 // build directory's path.
-std::string build_sanitized(const ScratchDir& dir, const std::string& flags, const std::string& kernel_options = "") {
+std::string build_sanitized(const ScratchDir& dir, const std::string& flags, int kernels,
+                            const std::string& kernel_options = "") {
   for (const Target& t : {Target{"archs/zen4-avx512.yaml", "strata_sgemm_zen4_avx512"},
                           Target{"archs/x86-avx2.yaml", "strata_sgemm_x86_avx2"}}) {
     if (!host_runs(t)) continue;
     const auto gen =
-        run_strata("generate --max-kernels 3 --name stressed --arch " + source_path(t.arch) + " --op " +
-                       source_path("ops/sgemm.yaml") + " --profile " +
+        run_strata("generate --max-kernels " + std::to_string(kernels) + " --name stressed --arch " +
+                       source_path(t.arch) + " --op " + source_path("ops/sgemm.yaml") + " --profile " +
                        source_path("emitted_examples/" + t.example + "/profile_records.yaml") + " -o pkg",
                    dir.path());
     INFO(gen.err);
@@ -73,7 +75,7 @@ TEST_CASE("a vendored package passes its self-test and the stress program under 
           "[package][sanitizers]") {
   ScratchDir dir;
   const std::string build =
-      build_sanitized(dir, "-fsanitize=address,undefined -fno-sanitize-recover=all", "-fno-sanitize=undefined");
+      build_sanitized(dir, "-fsanitize=address,undefined -fno-sanitize-recover=all", 3, "-fno-sanitize=undefined");
   if (build.empty()) {
     WARN("skipped: this host runs neither AVX-512 nor AVX2");
     return;
@@ -86,7 +88,7 @@ TEST_CASE("a vendored package passes its self-test and the stress program under 
 
 TEST_CASE("concurrent callers of a vendored package race on nothing under TSan", "[package][sanitizers]") {
   ScratchDir dir;
-  const std::string build = build_sanitized(dir, "-fsanitize=thread");
+  const std::string build = build_sanitized(dir, "-fsanitize=thread", 1);
   if (build.empty()) {
     WARN("skipped: this host runs neither AVX-512 nor AVX2");
     return;
