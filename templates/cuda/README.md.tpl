@@ -20,7 +20,8 @@ ship it, in source or binary form, without keeping a notice.
 | Path | What it is |
 | --- | --- |
 | `include/{{PACKAGE}}.h` | the public C API (usable from C and C++, no CUDA headers needed) |
-| `src/dispatch.cpp` | argument checks, the per-shape plan (kernel, split-K, grid), launches, CUDA errors as statuses |
+| `src/dispatch.cpp` | argument checks, launches, CUDA errors as statuses, the C API |
+| `src/dispatch_plans.h` | the model's parameters, the kernel table, and the planner with its plan cache |
 | `src/dispatch_calls.h` | the calls with transposes, an epilogue or a batch: their checks, copies and plan |
 | `src/gemm_kernels.cuh` | the device code: cp.async pipeline, Tensor Core and CUDA-core block kernels |
 | `src/epilogue.cuh` | how every kernel finishes C: alpha and beta, the fused epilogue, a batch's products |
