@@ -23,13 +23,19 @@ constexpr const char* kCapacity = "capacity";
 
 using Tile = std::array<int64_t, kNumAxes>;
 
+// The largest size of each axis the op's facts allow (INT64_MAX where unbounded), worked out once per level:
+// axis_facts walks the gemm view's dimension names, which a convolution has several of per axis.
+Tile axis_max(const Op& op) {
+  Tile max{};
+  for (int a = 0; a < kNumAxes; ++a) max[static_cast<size_t>(a)] = op.axis_facts(a).max;
+  return max;
+}
+
 // A tile is pointlessly large along an axis when a tile one step smaller would still cover the axis' largest
-// size (op facts); the step is the granularity the level can change that extent by.
-bool exceeds_op_max(const Op& op, const Tile& tile, const Tile& step) {
-  for (int a = 0; a < kNumAxes; ++a) {
-    const int64_t max = op.axis_facts(a).max;
-    if (max != INT64_MAX && tile[a] >= max + step[a]) return true;
-  }
+// size (`max`, from axis_max); the step is the granularity the level can change that extent by.
+bool exceeds_op_max(const Tile& max, const Tile& tile, const Tile& step) {
+  for (size_t a = 0; a < static_cast<size_t>(kNumAxes); ++a)
+    if (max[a] != INT64_MAX && tile[a] >= max[a] + step[a]) return true;
   return false;
 }
 
@@ -108,6 +114,7 @@ class LevelBuilder {
 
 // CPU register tile mr x nr with k unrolled kr times; B is vectorised along n, A broadcast.
 void cpu_level0(const Arch& arch, const Op& op, SieveLevel& level) {
+  const Tile max = axis_max(op);
   const IsaInfo& isa = arch.isa;
   LevelBuilder b(level, {kVectorWidth, kRegisterBudget, kFmaLatency, kOpMax}, arch.levels.at(0).pos);
   const int lanes = isa.vector_bits / (8 * op.b_bytes());
@@ -141,7 +148,7 @@ void cpu_level0(const Arch& arch, const Op& op, SieveLevel& level) {
         }
         Candidate c;
         c.tile = {mr, nr, kr};
-        if (exceeds_op_max(op, c.tile, {1, lanes, 1})) {
+        if (exceeds_op_max(max, c.tile, {1, lanes, 1})) {
           b.reject(kOpMax, c.tile);
           continue;
         }
@@ -156,6 +163,7 @@ int gpu_overhead(const IsaInfo& isa) { return isa.register_overhead_per_thread; 
 
 // Tensor Core warp tile: a multiple of an mma.sync shape.
 void tensor_core_level0(const Arch& arch, const Op& op, SieveLevel& level) {
+  const Tile max = axis_max(op);
   const IsaInfo& isa = arch.isa;
   LevelBuilder b(level, {kMmaShape, kRegisterBudget, kOpMax}, arch.levels.at(0).pos);
   const int warp = isa.warp_size;
@@ -185,7 +193,7 @@ void tensor_core_level0(const Arch& arch, const Op& op, SieveLevel& level) {
           }
           Candidate c;
           c.tile = {wm, wn, wk};
-          if (exceeds_op_max(op, c.tile, {mma.m, mma.n, mma.k})) {
+          if (exceeds_op_max(max, c.tile, {mma.m, mma.n, mma.k})) {
             b.reject(kOpMax, c.tile);
             continue;
           }
@@ -201,6 +209,7 @@ void tensor_core_level0(const Arch& arch, const Op& op, SieveLevel& level) {
 // CUDA-core warp tile: every thread owns a thread_m x thread_n FMA tile; the warp's threads are arranged
 // warp_rows x warp_cols.
 void cuda_core_level0(const Arch& arch, const Op& op, SieveLevel& level) {
+  const Tile max = axis_max(op);
   const IsaInfo& isa = arch.isa;
   LevelBuilder b(level, {kVectorWidth, kSharedBanks, kRegisterBudget, kOpMax}, arch.levels.at(0).pos);
   const int warp = isa.warp_size;
@@ -233,7 +242,7 @@ void cuda_core_level0(const Arch& arch, const Op& op, SieveLevel& level) {
             b.reject(kRegisterBudget, c.tile);
             continue;
           }
-          if (exceeds_op_max(op, c.tile, {rows, cols, 1})) {
+          if (exceeds_op_max(max, c.tile, {rows, cols, 1})) {
             b.reject(kOpMax, c.tile);
             continue;
           }
@@ -275,6 +284,7 @@ int64_t gpu_stage_bytes(const Op& op, const Tile& t) {
 }
 
 void upper_level(const Arch& arch, const Op& op, int index, const SieveLevel& below, SieveLevel& level) {
+  const Tile max = axis_max(op);
   const LevelSpec& spec = arch.levels[static_cast<size_t>(index)];
   const bool gpu_block = arch.is_gpu() && index == 1;
   std::vector<std::string> order;
@@ -327,7 +337,7 @@ void upper_level(const Arch& arch, const Op& op, int index, const SieveLevel& be
               b.reject(kCapacity, c.tile);
               continue;
             }
-            if (exceeds_op_max(op, c.tile, sub.tile)) {
+            if (exceeds_op_max(max, c.tile, sub.tile)) {
               b.reject(kOpMax, c.tile);
               continue;
             }
