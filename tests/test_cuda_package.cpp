@@ -38,9 +38,11 @@ struct Example {
   const char* arch;
   const char* op;
 };
-// The fp16 packages of both GPUs (mma.sync, CUDA-core partners, and on the H100 wgmma) and one fp32 package: the
-// a100 fp32 one differs from the h100's only in its tiles.
-constexpr Example kExamples[] = {{"a100", "hgemm_tc"}, {"h100", "hgemm_tc"}, {"h100", "sgemm"}};
+// The fp16 packages of both GPUs (mma.sync, CUDA-core partners, and on the H100 wgmma), the A100's as a convolution
+// package (its GEMM kernels and their gathering variants), one fp32 GEMM package (the a100 fp32 one differs from
+// the h100's only in its tiles) and the fp32 convolution package (CUDA cores reading B stored N x K).
+constexpr Example kExamples[] = {
+    {"a100", "conv2d_nhwc_tc"}, {"h100", "hgemm_tc"}, {"h100", "sgemm"}, {"a100", "conv2d_nhwc"}};
 
 // The same options as the CUDA lines of emitted_examples/commands.txt.
 std::string generate(const ScratchDir& dir, const Example& e) {
@@ -303,14 +305,17 @@ TEST_CASE("CUDA packages compile with nvcc for sm_80 and sm_90a within the descr
         reports.insert(reports.end(), parsed.begin(), parsed.end());
         objects += " " + object;
       }
-      // Two instantiations per cp.async kernel (aligned and element-wise loads), one per wgmma kernel (tensor maps
-      // only), the reduction, and the transpose for 2- and 4-byte elements.
+      // Two instantiations per cp.async kernel (aligned and element-wise loads), each also gathering a
+      // convolution's A in convolution packages, one per wgmma kernel (tensor maps only), the reduction, and the
+      // transpose for 2- and 4-byte elements.
+      const bool conv = std::string(e.op).rfind("conv2d", 0) == 0;
       size_t instantiations = 3;
       bool wgmma = false;
       for (const auto& k : YAML::LoadFile(pkg + "/manifest.yaml")["kernels"]) {
         wgmma = wgmma || k["unit"].as<std::string>() == "wgmma";
-        instantiations += k["unit"].as<std::string>() == "wgmma" ? 1 : 2;
+        instantiations += k["unit"].as<std::string>() == "wgmma" ? 1 : conv ? 4 : 2;
       }
+      CHECK(!(conv && wgmma));
       CHECK(reports.size() == instantiations);
       std::string table;
       for (const auto& k : reports)
@@ -345,7 +350,7 @@ TEST_CASE("CUDA packages compile with nvcc for sm_80 and sm_90a within the descr
       if (skipped) WARN(std::string(e.op) + " for " + e.arch + ": no GPU here, so the kernels did not run");
       CHECK((skipped || run.output.find(" passed, 0 failed") != std::string::npos));
       check_dispatcher_model(e, pkg, dir, objects, root);
-      if (std::string(e.op) == "hgemm_tc") {
+      if (std::string(e.op) == "hgemm_tc" || std::string(e.op) == "conv2d_nhwc_tc") {
         // Tensor Cores for large squares. Which unit takes M = 1 is the model's call, not a fixed rule (Helix's
         // Figure 12 has CUDA cores there; on an H100 our Tensor Core kernel with split-K ran 1x4096x4096 faster
         // than our CUDA-core ones), but the package must hold CUDA-core kernels for the dispatcher to choose.
@@ -420,4 +425,54 @@ TEST_CASE("a Hopper package builds for sm_90a by default and tells its dispatche
   INFO(plain_run.output);
   CHECK(plain_run.exit_code == 0);
   CHECK_THAT(line_starting(plain_run.output, "plan 4096x4096x4096:"), !Catch::Contains("(wgmma)"));
+}
+
+TEST_CASE("a CUDA convolution package gathers A in its kernels and refuses what they cannot read", "[cuda]") {
+  ScratchDir dir;
+  const RunResult r = run_strata(
+      "generate --arch archs/h100.yaml --op ops/conv2d_nhwc_tc.yaml --no-profile "
+      "--max-kernels 3 -o " +
+          dir.path() + "/p",
+      source_path(""));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // The entry points and their self-test; every cp.async kernel also instantiated gathering A; no wgmma kernel
+  // (a tensor map cannot gather), so the Hopper package builds for plain sm_90.
+  const std::string header = read_file(dir.path() + "/p/include/strata_conv2d_nhwc_tc_h100.h");
+  CHECK_THAT(header, Catch::Contains("strata_conv2d_nhwc_tc_h100_conv2d_epilogue(") &&
+                         Catch::Contains("strata_conv2d_nhwc_tc_h100_conv2d_plan("));
+  CHECK(fs::exists(dir.path() + "/p/src/dispatch_conv.h"));
+  CHECK(fs::exists(dir.path() + "/p/test/selftest_conv.h"));
+  CHECK_FALSE(fs::exists(dir.path() + "/p/src/wgmma_kernels.cuh"));
+  CHECK_THAT(read_file(dir.path() + "/p/CMakeLists.txt"), !Catch::Contains("90a"));
+  int kernels = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path() + "/p/src/kernels")) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("k", 0) != 0) continue;
+    ++kernels;
+    CHECK_THAT(read_file(entry.path().string()), Catch::Contains("if (p.gather)") && Catch::Contains("true, true>"));
+  }
+  CHECK(kernels > 0);
+
+  // What the kernels cannot read is refused with the spec's file: an fp16 filter stored RSCK (the Tensor Core
+  // kernels read B N x K), a convolution whose CUDA levels do not gather, and a GEMM that does.
+  const std::string conv_spec = read_file(source_path("ops/conv2d_nhwc_tc.yaml"));
+  const auto refused = [&](const std::string& file, const std::string& text, const std::string& expected) {
+    const RunResult bad = run_strata("generate --arch archs/h100.yaml --op " + dir.write(file, text) +
+                                         " --no-profile -o " + dir.path() + "/" + file + ".out",
+                                     source_path(""));
+    INFO(bad.err);
+    CHECK(bad.exit_code == 1);
+    CHECK_THAT(bad.err, Catch::Contains(file) && Catch::Contains(expected));
+    CHECK_FALSE(fs::exists(dir.path() + "/" + file + ".out"));
+  };
+  std::string rsck = conv_spec;
+  rsck.replace(rsck.find("filter_layout: krsc"), 19, "filter_layout: rsck");
+  refused("rsck.yaml", rsck, "read a filter KRSC");
+  std::string dense = conv_spec;
+  dense.replace(dense.find("cp_async_gather_a_tile"), 22, "cp_async_a_tile");
+  refused("dense.yaml", dense, "a convolution's block level loads cp_async_gather_a_tile");
+  std::string gemm = read_file(source_path("ops/hgemm_tc.yaml"));
+  gemm.replace(gemm.find("cp_async_a_tile"), 15, "cp_async_gather_a_tile");
+  refused("gathering_gemm.yaml", gemm, "cp_async_gather_a_tile is a convolution's load");
 }

@@ -166,7 +166,11 @@ TEST_CASE("pairings that cannot work are errors naming the specs", "[sieve][bad]
   const Arch cpu = load_arch(source_path("archs/x86-avx2.yaml"));
   const Op hgemm = load_op(source_path("ops/hgemm_tc.yaml"));
   CHECK_THROWS_WITH(run_sieve(cpu, hgemm), Catch::Contains("has no rkernel.cpu for target x86_64"));
+  CHECK_THROWS_WITH(run_sieve(cpu, load_op(source_path("ops/conv2d_nhwc_tc.yaml"))),
+                    Catch::Contains("has no rkernel.cpu for target x86_64"));
   const Arch gpu = load_arch(source_path("archs/a100.yaml"));
-  const Op conv = load_op(source_path("ops/conv2d_nhwc.yaml"));
+  Op conv = load_op(source_path("ops/conv2d_nhwc.yaml"));
+  CHECK_NOTHROW(run_sieve(gpu, conv));
+  conv.rkernel_cuda.reset();
   CHECK_THROWS_WITH(run_sieve(gpu, conv), Catch::Contains("has no rkernel.cuda for target cuda"));
 }

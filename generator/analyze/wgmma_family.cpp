@@ -14,7 +14,9 @@ int64_t wgmma_shared_bytes(int64_t rows_a, int64_t rows_b, int64_t slice_k, int 
   return stages * ((rows_a + rows_b) * slice_k * kBytes + kBarriers) + kFlag + kAtom;
 }
 
-bool wgmma_applies(const Arch& arch, const Op& op) { return arch.isa.wgmma.present() && op.a_type == DataType::f16; }
+bool wgmma_applies(const Arch& arch, const Op& op) {
+  return arch.isa.wgmma.present() && op.a_type == DataType::f16 && op.kind == OpKind::gemm;
+}
 
 SieveResult wgmma_family(const Arch& arch, const Op& op) {
   SieveResult family;

@@ -20,7 +20,8 @@ constexpr int64_t kWgmmaGroupM = 8;
 int64_t wgmma_shared_bytes(int64_t rows_a, int64_t rows_b, int64_t slice_k, int stages);
 
 // Hopper's warpgroup MMA (sm_90a) takes f16 operands from shared memory: a CUDA package holds wgmma kernels where
-// the descriptor declares isa.wgmma (sm 90 only) and the inputs are f16.
+// the descriptor declares isa.wgmma (sm 90 only), the inputs are f16 and the operator is a GEMM (a convolution's A
+// is gathered from its input, which a tensor map of a dense matrix does not describe: it runs mma.sync kernels).
 bool wgmma_applies(const Arch& arch, const Op& op);
 
 // The family for `arch` (empty levels where wgmma_applies is false).

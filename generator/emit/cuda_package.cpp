@@ -206,6 +206,8 @@ void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
   d->SetValue("B_ROWS", b_row_major ? "K" : "N");
   d->SetValue("B_COLS", b_row_major ? "N" : "K");
   d->SetValue("B_ROWS_TEXT", b_row_major ? "K rows of N" : "N rows of K (column-major K x N)");
+  fill_conv(op, d);
+  d->SetIntValue("CHUNK_ELEMENTS", 16 / op.a_bytes());
   d->SetValue("CUDA_AB_TYPE", f16 ? "CUDA_R_16F" : "CUDA_R_32F");
   if (f16) {
     d->SetValue("CUBLAS_CALL", "cublasGemmEx");
@@ -215,9 +217,10 @@ void fill_common(const PackageInputs& in, ctemplate::TemplateDictionary* d) {
                 "static_cast<int>(ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT");
   } else {
     d->SetValue("CUBLAS_CALL", "cublasSgemm");
-    d->SetValue("CUBLAS_ARGS",
-                "CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), &alpha, b, "
-                "static_cast<int>(ldb), a, static_cast<int>(lda), &beta, c_ref, static_cast<int>(ldc)");
+    d->SetValue("CUBLAS_ARGS", fmt::format("{}, CUBLAS_OP_N, static_cast<int>(N), static_cast<int>(M), "
+                                           "static_cast<int>(K), &alpha, b, static_cast<int>(ldb), a, "
+                                           "static_cast<int>(lda), &beta, c_ref, static_cast<int>(ldc)",
+                                           b_row_major ? "CUBLAS_OP_N" : "CUBLAS_OP_T"));
   }
 }
 
@@ -363,13 +366,24 @@ void check_cuda_support(const Arch& arch, const Op& op) {
                 fmt::format("the CUDA package backend needs three levels (warp tile, block tile, grid); "
                             "architecture '{}' has {}",
                             arch.name, arch.levels.size()));
-  if (op.kind != OpKind::gemm || op.c_type != DataType::f32 || op.accumulate != DataType::f32 ||
-      op.a_type != op.b_type || (op.a_type != DataType::f32 && op.a_type != DataType::f16))
-    throw Error({op.file, 0, 0}, fmt::format("the CUDA package backend emits GEMM with f32 or f16 inputs and f32 "
-                                             "accumulation and output; operator '{}' is {} with {} x {} -> {}",
+  if (op.c_type != DataType::f32 || op.accumulate != DataType::f32 || op.a_type != op.b_type ||
+      (op.a_type != DataType::f32 && op.a_type != DataType::f16))
+    throw Error({op.file, 0, 0}, fmt::format("the CUDA package backend emits GEMM and convolution with f32 or f16 "
+                                             "inputs and f32 accumulation and output; operator '{}' is {} with {} x "
+                                             "{} -> {}",
                                              op.name, to_string(op.kind), to_string(op.a_type), to_string(op.b_type),
                                              to_string(op.c_type)));
-  const Layout b_wanted = op.a_type == DataType::f16 ? Layout::col_major : Layout::row_major;
+  const bool f16 = op.a_type == DataType::f16;
+  if (op.kind == OpKind::conv2d) {
+    // The filter is B: KRSC is B stored N x K, RSCK B stored K x N (op_loader sets b_layout so). The CUDA-core
+    // kernels read either order; the Tensor Core kernels' B fragments want N x K.
+    if (f16 && !op.conv.filter_krsc)
+      throw Error({op.file, 0, 0}, fmt::format("the CUDA package backend's Tensor Core kernels read a filter KRSC "
+                                               "(B stored N x K); operator '{}' declares filter_layout: rsck",
+                                               op.name));
+    return;
+  }
+  const Layout b_wanted = f16 ? Layout::col_major : Layout::row_major;
   if (op.a_layout != Layout::row_major || op.c_layout != Layout::row_major || op.b_layout != b_wanted)
     throw Error({op.file, 0, 0},
                 fmt::format("the CUDA package backend emits row-major A and C with B {} for {} inputs; operator "
@@ -476,6 +490,12 @@ std::map<std::string, std::string> render_cuda_package(const PackageInputs& in, 
   for (const Rendered& r : rendered) {
     const std::string body = renderer.render(r.tpl, dict);
     files[r.path] = header(r.style, {r.tpl}) + body;
+  }
+  if (op.kind == OpKind::conv2d) {
+    for (const auto& [tpl, path] :
+         {std::pair<const char*, const char*>{"cuda/dispatch_conv.h.tpl", "src/dispatch_conv.h"},
+          {"cuda/selftest_conv.h.tpl", "test/selftest_conv.h"}})
+      files[path] = header(CommentStyle::cpp, {tpl}) + renderer.render(tpl, dict);
   }
   if (wgmma_applies(arch, op)) {
     const char* tpl = "cuda/wgmma_kernels.cuh.tpl";

@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <optional>
+#include <utility>
+#include <vector>
 
 namespace strata {
 
@@ -47,6 +51,45 @@ void fill_model_machine(const Arch& arch, const strata_model::Machine& m, ctempl
   d->SetValue("UNIT_FLOPS", literal(m.unit_flops));
   d->SetValue("FMA_LATENCY_S", literal(m.fma_latency_s));
   d->SetValue("LAUNCH_S", literal(m.launch_s));
+}
+
+// A convolution package's section: its entry points, the gather in each kernel and the spec's facts; null for others.
+ctemplate::TemplateDictionary* fill_conv(const Op& op, ctemplate::TemplateDictionary* d) {
+  const bool conv = op.kind == OpKind::conv2d;
+  d->SetIntValue("CONV_PACKAGE", conv ? 1 : 0);
+  if (!conv) return nullptr;
+  ctemplate::TemplateDictionary* c = d->AddSectionDictionary("CONV");
+  // Each fact as the package's constant (kConvRuntime where a call gives it) and as the self-test's copy (-1).
+  const auto fact = [](const std::optional<std::array<int64_t, 2>>& pair, size_t i, const char* runtime) {
+    return pair ? std::to_string((*pair)[i]) : std::string(runtime);
+  };
+  const std::pair<const char*, const std::optional<std::array<int64_t, 2>>*> pairs[] = {
+      {"STRIDE", &op.conv.stride}, {"PAD", &op.conv.padding}, {"DILATION", &op.conv.dilation}};
+  for (const auto& [key, pair] : pairs)
+    for (size_t i = 0; i < 2; ++i) {
+      const std::string name = std::string(key) + (i == 0 ? "_H" : "_W");
+      d->SetValue(name, fact(*pair, i, "kConvRuntime"));
+      d->SetValue("FACT_" + name, fact(*pair, i, "-1"));
+    }
+  d->SetValue("FILTER_KRSC", op.conv.filter_krsc ? "true" : "false");
+  d->SetValue("FILTER_LAYOUT", op.conv.filter_krsc ? "KRSC (out_c x kernel_h x kernel_w x in_c)"
+                                                   : "RSCK (kernel_h x kernel_w x in_c x out_c)");
+  std::vector<std::string> facts;
+  const auto add = [&](const char* what, const std::optional<std::array<int64_t, 2>>& pair) {
+    if (pair) facts.push_back(fmt::format("{} [{}, {}]", what, (*pair)[0], (*pair)[1]));
+  };
+  add("stride", op.conv.stride);
+  add("padding", op.conv.padding);
+  add("dilation", op.conv.dilation);
+  std::string text = "The op spec fixes no stride, padding or dilation: a call gives them.";
+  if (!facts.empty()) {
+    text = "The op spec fixes ";
+    for (size_t i = 0; i < facts.size(); ++i)
+      text += (i == 0 ? "" : i + 1 == facts.size() ? " and " : ", ") + facts[i];
+    text += ": a call must give these values.";
+  }
+  d->SetValue("CONV_FACTS", text);
+  return c;
 }
 
 }  // namespace strata

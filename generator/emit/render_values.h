@@ -8,6 +8,7 @@
 
 #include "cost_model.h"
 #include "spec/arch.h"
+#include "spec/op.h"
 
 namespace strata {
 
@@ -23,5 +24,9 @@ const char* loop_constant(strata_model::LoopKind k);
 // The model's machine as the dispatch templates spell it: NUM_LEVELS, TOP_LEVEL, one LEVEL section per level
 // (named after arch's levels), the problem level, UNIT_FLOPS, FMA_LATENCY_S and LAUNCH_S.
 void fill_model_machine(const Arch& arch, const strata_model::Machine& m, ctemplate::TemplateDictionary* d);
+
+// A convolution package's section (CONV, with the op spec's stride, padding and dilation facts, as constants and as
+// the self-test's copies, and the filter layout) and CONV_PACKAGE; returns the section, or null for other operators.
+ctemplate::TemplateDictionary* fill_conv(const Op& op, ctemplate::TemplateDictionary* d);
 
 }  // namespace strata

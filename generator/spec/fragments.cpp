@@ -17,7 +17,8 @@ const char* to_string(FragmentSlot slot) {
 
 // What each name selects: CPU loads are the register tile's broadcasts and vector loads, the cache block's
 // micro-panels and the core's packing (a convolution's gathered from its input); CUDA loads are the warp's shared
-// memory reads (lds, or ldmatrix for Tensor Cores), the block's cp.async copies and the grid's global reads. The
+// memory reads (lds, or ldmatrix for Tensor Cores), the block's cp.async copies (a convolution's gathered from its
+// input) and the grid's global reads. The
 // epilogue fragments are the C API's epilogue parts, in the order they apply: a bias, a residual, an activation, a
 // clamp.
 const std::vector<std::string>& fragment_names(const std::string& family, FragmentSlot slot) {
@@ -31,7 +32,7 @@ const std::vector<std::string>& fragment_names(const std::string& family, Fragme
        {"bias_per_column", "bias_per_row", "add_residual", "relu", "gelu_tanh", "gelu_erf", "silu", "clamp"}},
       {{"cuda", FragmentSlot::load},
        {"lds_a_fragment", "lds_b_fragment", "ldmatrix_a", "ldmatrix_b", "cp_async_a_tile", "cp_async_b_tile",
-        "global_a", "global_b"}},
+        "cp_async_gather_a_tile", "global_a", "global_b"}},
       {{"cuda", FragmentSlot::compute}, {"ffma_thread_tile", "mma_sync", "warp_tile", "block_tile"}},
       {{"cuda", FragmentSlot::store}, {"accumulate_registers", "store_c_fragment", "write_c"}},
   };

@@ -301,6 +301,18 @@ Op load_op_text(const std::string& path, const std::string& content) {
                                    ? "rkernel.cpu: a convolution's outermost level loads im2col_gather_a_panel"
                                    : "rkernel.cpu: im2col_gather_a_panel is a convolution's load (kind: conv2d)");
     }
+    // On CUDA the gather is in the block's global-to-shared copy, at whichever level the spec puts it.
+    if (op.rkernel_cuda) {
+      bool gathers = false;
+      for (const RKernelLevel& level : op.rkernel_cuda->levels)
+        gathers =
+            gathers || std::find(level.load.begin(), level.load.end(), "cp_async_gather_a_tile") != level.load.end();
+      if (gathers != (op.kind == OpKind::conv2d))
+        throw Error(op.rkernel_cuda->levels.back().pos,
+                    op.kind == OpKind::conv2d
+                        ? "rkernel.cuda: a convolution's block level loads cp_async_gather_a_tile"
+                        : "rkernel.cuda: cp_async_gather_a_tile is a convolution's load (kind: conv2d)");
+    }
     if (op.kind == OpKind::conv2d && op.epilogue && op.epilogue->bias == 2)
       throw Error(op.epilogue->pos,
                   "a convolution's bias is one per output channel: bias_per_column, not bias_per_row");

@@ -227,7 +227,47 @@ typedef struct {
                                                               {{PACKAGE}}_transpose trans_b, int64_t M, int64_t N,
                                                               int64_t K, int64_t batch, {{PACKAGE}}_plan_t* plan);
 
-/* {{PACKAGE_UPPER}}_VERSION_STRING of the library linked, and how it was generated: the generator's version, the
+{{#CONV}}/* 2-D convolution, as an implicit GEMM on this package's kernels (M = batch * out_h * out_w, N = out_c,
+ * K = kernel_h * kernel_w * in_c): output = alpha * conv(input, filter) + beta * output, with input NHWC
+ * ({{A_TYPE_TEXT}}, batch x in_h x in_w x in_c), filter {{FILTER_LAYOUT}} ({{B_TYPE_TEXT}}) and output NHWC (float,
+ * batch x out_h x out_w x out_c), all dense device memory, on `stream` like every call.
+ * out_h = (in_h + 2 pad_h - dilation_h (kernel_h - 1) - 1) / stride_h + 1, likewise out_w; padding is symmetric
+ * (pad_h rows above and below, pad_w columns left and right) and reads as zeros. The kernels gather the GEMM's A
+ * from the input as they copy it to shared memory: no im2col buffer and no padded copy of the input is made (with
+ * in_c a multiple of {{CHUNK_ELEMENTS}} and the input on a 16-byte boundary, in 16-byte copies; otherwise element
+ * by element). One group (groups = 1). {{CONV_FACTS}}
+ * Statuses: INVALID_ARGUMENT for a null description, a stride or dilation below 1, a negative padding or a value
+ * that differs from one the op spec fixes; INVALID_SIZE for a negative extent, a filter extent below 1, or a
+ * filter larger than the padded input (no output pixel); SIZE_OVERFLOW where an operand's bytes overflow 64 bits,
+ * a padded extent or kernel_h * kernel_w * in_c exceeds 2^31 - 1, or the grid would; NULL_POINTER where output
+ * (or, with K > 0, input or filter) is null but needed. A batch or out_c of 0 is valid and does nothing; in_c of 0
+ * computes output = beta * output. */
+typedef struct {
+  int64_t batch, in_h, in_w, in_c, out_c, kernel_h, kernel_w;
+  int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+} {{PACKAGE}}_conv2d_t;
+
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_conv2d(const {{PACKAGE}}_conv2d_t* conv, float alpha,
+                                                          const {{A_CTYPE}}* input, const {{B_CTYPE}}* filter,
+                                                          float beta, float* output, {{PACKAGE}}_stream stream);
+/* The same with a fused epilogue (see gemm_epilogue): a BIAS_PER_COLUMN bias is one per output channel, and a
+ * residual is an NHWC image of the output's extent, ldr floats from one output pixel to the next (out_c when
+ * dense). */
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_conv2d_epilogue(const {{PACKAGE}}_conv2d_t* conv, float alpha,
+                                                                   const {{A_CTYPE}}* input,
+                                                                   const {{B_CTYPE}}* filter, float beta,
+                                                                   float* output,
+                                                                   const {{PACKAGE}}_epilogue_t* epilogue,
+                                                                   {{PACKAGE}}_stream stream);
+/* The output's extent, with the same checks as conv2d(). Needs no GPU. */
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_conv2d_output_size(const {{PACKAGE}}_conv2d_t* conv,
+                                                                      int64_t* out_h, int64_t* out_w);
+/* The plan of the convolution's GEMM (input and filter on 16-byte boundaries, no epilogue); workspace_bytes counts
+ * a transposed copy of the filter where the kernels read B the other way. Pure host computation. */
+{{PACKAGE_UPPER}}_API {{PACKAGE}}_status {{PACKAGE}}_conv2d_plan(const {{PACKAGE}}_conv2d_t* conv,
+                                                               {{PACKAGE}}_plan_t* plan);
+
+{{/CONV}}/* {{PACKAGE_UPPER}}_VERSION_STRING of the library linked, and how it was generated: the generator's version, the
  * command that regenerates the package (run in its inputs/ directory) and the sha256 of every input, one per line.
  * Neither needs a GPU. */
 {{PACKAGE_UPPER}}_API const char* {{PACKAGE}}_version(void);

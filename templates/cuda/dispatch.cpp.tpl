@@ -425,3 +425,6 @@ const char* {{PACKAGE}}_version(void) { return {{PACKAGE_UPPER}}_VERSION_STRING;
 const char* {{PACKAGE}}_provenance(void) { return kProvenance; }
 
 }  // extern "C"
+{{#CONV}}
+#include "dispatch_conv.h"
+{{/CONV}}

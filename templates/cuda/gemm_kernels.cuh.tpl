@@ -95,6 +95,126 @@ __device__ __forceinline__ void load_tile(T* shared, const T* global, int64_t ld
   }
 }
 
+// ---- A convolution's A, gathered from its input ----------------------------------------------------------------
+
+// The rows one thread copies in a ROWS x COLS tile of a convolution's implicit A, the same chunks at every k-tile:
+// for each, the offset of its output pixel's image in the input and the input coordinates of the filter's top-left
+// tap (which may lie in the padding); image is -1 for a row past M. The cp.async path keeps them in registers,
+// worked out once per block, where a thread copies few chunks; otherwise (many chunks per thread, or the
+// element-wise path, whose loads hold registers of their own) each load works its row out again, which keeps the
+// kernels free of spills.
+template <typename T, int ROWS, int COLS, int THREADS, bool kAligned>
+struct GatherRows {
+  static constexpr int kElems = kChunkBytes / static_cast<int>(sizeof(T));
+  static constexpr int kChunksPerRow = COLS / kElems;
+  static constexpr int kChunks = ROWS * kChunksPerRow;
+  static constexpr int kIters = (kChunks + THREADS - 1) / THREADS;
+  static constexpr bool kKept = kAligned && kIters <= 8;
+  int64_t image[kKept ? kIters : 1];
+  int32_t ih0[kKept ? kIters : 1], iw0[kKept ? kIters : 1];
+  int64_t m0;
+
+  __device__ __forceinline__ void init(const GemmParams& p, int64_t first_row, int tid) {
+    m0 = first_row;
+    if constexpr (kKept) {
+#pragma unroll
+      for (int i = 0; i < kIters; ++i) work_out(p, i, tid, &image[i], &ih0[i], &iw0[i]);
+    }
+  }
+
+  // The row of the thread's chunk i.
+  __device__ __forceinline__ void row(const GemmParams& p, int i, int tid, int64_t* row_image, int32_t* row_ih0,
+                                      int32_t* row_iw0) const {
+    if constexpr (kKept) {
+      *row_image = image[i];
+      *row_ih0 = ih0[i];
+      *row_iw0 = iw0[i];
+    } else {
+      work_out(p, i, tid, row_image, row_ih0, row_iw0);
+    }
+  }
+
+  __device__ __forceinline__ void work_out(const GemmParams& p, int i, int tid, int64_t* row_image,
+                                           int32_t* row_ih0, int32_t* row_iw0) const {
+    const ConvParams& g = p.conv;
+    const int chunk = tid + i * THREADS;
+    const int64_t m = m0 + chunk / kChunksPerRow;
+    *row_image = -1;
+    *row_ih0 = 0;
+    *row_iw0 = 0;
+    if (chunk < kChunks && m < p.M) {
+      const int64_t pixels = static_cast<int64_t>(g.out_h) * g.out_w;
+      const int64_t n = m / pixels;
+      const int64_t pixel = m - n * pixels;
+      const int64_t oh = pixel / g.out_w;
+      *row_image = n * g.in_h * g.in_w * g.in_c;
+      *row_ih0 = static_cast<int32_t>(oh) * g.stride_h - g.pad_h;
+      *row_iw0 = static_cast<int32_t>(pixel - oh * g.out_w) * g.stride_w - g.pad_w;
+    }
+  }
+};
+
+// Loads columns [k0, k0 + COLS) of a convolution's implicit A, the rows of `rows`, into shared memory as load_tile
+// loads a matrix: column k is filter tap k / in_c (row-major over kernel_h x kernel_w) at input channel k % in_c, so
+// element (m, k) is the input pixel the tap covers for output pixel m, or zero where the tap lies in the padding,
+// the row is past M or k is at or past k_end. kAligned: in_c is a whole number of chunks and the input starts on a
+// 16-byte boundary, so each chunk is one tap's neighbouring channels, copied by cp.async (src-size 0 zero-fills a
+// padding chunk); otherwise each element is looked up on its own.
+template <typename T, int ROWS, int COLS, int LDS, int THREADS, bool kAligned>
+__device__ __forceinline__ void load_gathered_tile(T* shared, const GemmParams& p,
+                                                   const GatherRows<T, ROWS, COLS, THREADS, kAligned>& rows,
+                                                   int64_t k0, int64_t k_end, int tid) {
+  using Rows = GatherRows<T, ROWS, COLS, THREADS, kAligned>;
+  constexpr int kElems = Rows::kElems;
+  static_assert(LDS % kElems == 0, "shared-memory rows start on 16-byte boundaries");
+  const T* const input = static_cast<const T*>(p.A);
+  const ConvParams& g = p.conv;
+  // The input element at column k of a row, or null where A holds a zero there. k < 2^31 (the dispatcher checks K).
+  auto source = [&](int64_t image, int32_t ih0, int32_t iw0, int64_t k) -> const T* {
+    const int32_t column = static_cast<int32_t>(k);
+    const int32_t tap = column / g.in_c;
+    const int32_t r = tap / g.kernel_w;
+    const int32_t ih = ih0 + r * g.dilation_h;
+    const int32_t iw = iw0 + (tap - r * g.kernel_w) * g.dilation_w;
+    if (image < 0 || k >= k_end || ih < 0 || ih >= g.in_h || iw < 0 || iw >= g.in_w) return nullptr;
+    return input + image + (static_cast<int64_t>(ih) * g.in_w + iw) * g.in_c + (column - tap * g.in_c);
+  };
+  auto copy_chunk = [&](int i) {
+    const int chunk = tid + i * THREADS;
+    const int col = (chunk % Rows::kChunksPerRow) * kElems;
+    T* const dst = shared + (chunk / Rows::kChunksPerRow) * LDS + col;
+    int64_t image;
+    int32_t ih0, iw0;
+    rows.row(p, i, tid, &image, &ih0, &iw0);
+    if constexpr (kAligned) {
+      const T* const src = source(image, ih0, iw0, k0 + col);
+      // With nothing to read, point at the input's first element (the call has one) and copy no byte of it.
+      cp_async_16(dst, src != nullptr ? src : input, src != nullptr ? kChunkBytes : 0);
+    } else {
+      union {
+        uint4 chunk;
+        T elem[kElems];
+      } v;
+#pragma unroll
+      for (int e = 0; e < kElems; ++e) {
+        const T* const src = source(image, ih0, iw0, k0 + col + e);
+        v.elem[e] = src != nullptr ? *src : T(0);
+      }
+      *reinterpret_cast<uint4*>(dst) = v.chunk;
+    }
+  };
+  if constexpr (Rows::kKept) {
+#pragma unroll
+    for (int i = 0; i < Rows::kIters; ++i)
+      if (Rows::kChunks % THREADS == 0 || tid + i * THREADS < Rows::kChunks) copy_chunk(i);
+  } else {
+    // As load_tile's loops: few addresses live at once, and element-wise loads not all hoisted into registers.
+#pragma unroll 1
+    for (int i = 0; i < Rows::kIters; ++i)
+      if (Rows::kChunks % THREADS == 0 || tid + i * THREADS < Rows::kChunks) copy_chunk(i);
+  }
+}
+
 // Level 2: the coordinates of tile `id`. Consecutive ids walk down a group of GROUP_M tile rows before moving one
 // tile column right, so the tiles computed at one time cover a compact region of C and reuse each other's A rows
 // and B columns from L2.
@@ -184,8 +304,9 @@ struct TensorCoreTiles {
 };
 
 // One block computes a BM x BN tile of C over its k range. A is M x K row-major f16, B is N x K row-major f16
-// (the K x N operand stored column-major), both as raw binary16 bits.
-template <int BM, int BN, int BK, int WM, int WN, int STAGES, int GROUP_M, bool kAligned>
+// (the K x N operand stored column-major), both as raw binary16 bits. kGather: A is a convolution's, gathered from
+// its input (p.A) by load_gathered_tile.
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int GROUP_M, bool kAligned, bool kGather>
 __global__ void __launch_bounds__(TensorCoreTiles<BM, BN, BK, WM, WN, STAGES>::kThreads, 1)
     gemm_tensor_core(GemmParams p) {
   using Tiles = TensorCoreTiles<BM, BN, BK, WM, WN, STAGES>;
@@ -209,13 +330,19 @@ __global__ void __launch_bounds__(TensorCoreTiles<BM, BN, BK, WM, WN, STAGES>::k
   const int64_t n0 = tile_n * BN;
   const int64_t k_len = k_end - k_begin;
   const int k_tiles = k_len > 0 ? static_cast<int>((k_len + BK - 1) / BK) : 0;
-  const uint16_t* const a = product_a<uint16_t>(p) + m0 * p.lda + k_begin;
+  const uint16_t* const a = kGather ? nullptr : product_a<uint16_t>(p) + m0 * p.lda + k_begin;
   const uint16_t* const b = product_b<uint16_t>(p) + n0 * p.ldb + k_begin;
+  GatherRows<uint16_t, BM, BK, kThreads, kAligned> rows;
+  if constexpr (kGather) rows.init(p, m0, tid);
 
   auto load_stage = [&](int stage, int kt) {
     const int64_t k0 = static_cast<int64_t>(kt) * BK;
-    load_tile<uint16_t, BM, BK, kLds, kThreads, kAligned>(shared_a + stage * Tiles::kStageA, a + k0, p.lda,
-                                                          p.M - m0, k_len - k0, tid);
+    if constexpr (kGather)
+      load_gathered_tile<uint16_t, BM, BK, kLds, kThreads, kAligned>(shared_a + stage * Tiles::kStageA, p, rows,
+                                                                     k_begin + k0, k_end, tid);
+    else
+      load_tile<uint16_t, BM, BK, kLds, kThreads, kAligned>(shared_a + stage * Tiles::kStageA, a + k0, p.lda,
+                                                            p.M - m0, k_len - k0, tid);
     load_tile<uint16_t, BN, BK, kLds, kThreads, kAligned>(shared_b + stage * Tiles::kStageB, b + k0, p.ldb,
                                                           p.N - n0, k_len - k0, tid);
   };
@@ -339,10 +466,10 @@ struct CudaCoreTiles {
 };
 
 // One block computes a BM x BN tile of C with FMAs in fp32: each thread owns TM x TN accumulators. A is M x K
-// row-major; B is K x N row-major (kBRowMajor) or N x K row-major. T is float, or uint16_t for binary16 bits that
-// are widened to fp32 as they leave shared memory.
+// row-major, or a convolution's gathered from its input (kGather); B is K x N row-major (kBRowMajor) or N x K
+// row-major. T is float, or uint16_t for binary16 bits that are widened to fp32 as they leave shared memory.
 template <typename T, bool kBRowMajor, int BM, int BN, int BK, int TM, int TN, int WARP_ROWS, int STAGES, int GROUP_M,
-          bool kAligned>
+          bool kAligned, bool kGather>
 __global__ void __launch_bounds__(CudaCoreTiles<T, kBRowMajor, BM, BN, BK, TM, TN, WARP_ROWS, STAGES>::kThreads, 1)
     gemm_cuda_core(GemmParams p) {
   using Tiles = CudaCoreTiles<T, kBRowMajor, BM, BN, BK, TM, TN, WARP_ROWS, STAGES>;
@@ -369,13 +496,19 @@ __global__ void __launch_bounds__(CudaCoreTiles<T, kBRowMajor, BM, BN, BK, TM, T
   const int64_t n0 = tile_n * BN;
   const int64_t k_len = k_end - k_begin;
   const int k_tiles = k_len > 0 ? static_cast<int>((k_len + BK - 1) / BK) : 0;
-  const T* const a = product_a<T>(p) + m0 * p.lda + k_begin;
+  const T* const a = kGather ? nullptr : product_a<T>(p) + m0 * p.lda + k_begin;
   const T* const b = product_b<T>(p) + (kBRowMajor ? k_begin * p.ldb + n0 : n0 * p.ldb + k_begin);
+  GatherRows<T, BM, BK, kThreads, kAligned> rows;
+  if constexpr (kGather) rows.init(p, m0, tid);
 
   auto load_stage = [&](int stage, int kt) {
     const int64_t k0 = static_cast<int64_t>(kt) * BK;
-    load_tile<T, BM, BK, Tiles::kLdsA, kThreads, kAligned>(shared_a + stage * Tiles::kStageA, a + k0, p.lda,
-                                                           p.M - m0, k_len - k0, tid);
+    if constexpr (kGather)
+      load_gathered_tile<T, BM, BK, Tiles::kLdsA, kThreads, kAligned>(shared_a + stage * Tiles::kStageA, p, rows,
+                                                                      k_begin + k0, k_end, tid);
+    else
+      load_tile<T, BM, BK, Tiles::kLdsA, kThreads, kAligned>(shared_a + stage * Tiles::kStageA, a + k0, p.lda,
+                                                             p.M - m0, k_len - k0, tid);
     if (kBRowMajor)
       load_tile<T, BK, BN, Tiles::kLdsB, kThreads, kAligned>(shared_b + stage * Tiles::kStageB, b + k0 * p.ldb,
                                                              p.ldb, k_len - k0, p.N - n0, tid);

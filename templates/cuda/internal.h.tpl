@@ -20,6 +20,17 @@ struct EpilogueParams {
   float clamp_min, clamp_max;
 };
 
+// A convolution's implicit A (the conv2d calls): row m of A is output pixel m of batch x out_h x out_w, column k is
+// filter tap k / in_c (row-major over kernel_h x kernel_w) at input channel k % in_c, and A holds the input pixel
+// the tap covers, or zero in the padding. The dispatcher checks that every extent, the padded input's included, and
+// K fit in 32 bits, so the kernels index within an image in 32-bit arithmetic.
+struct ConvParams {
+  int32_t in_h, in_w, in_c;  // the input, NHWC
+  int32_t out_h, out_w;
+  int32_t kernel_w;  // kernel_h only bounds k
+  int32_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+};
+
 // Everything a block needs, passed by value as the kernel argument. Index arithmetic is 64-bit throughout.
 struct GemmParams {
   int64_t M, N, K;
@@ -42,6 +53,10 @@ struct GemmParams {
   // splits * M * N partial sums. products = gridDim.y: 1 for a single GEMM (and always for a wgmma kernel).
   int64_t products;
   int64_t stride_a, stride_b, stride_c, stride_bias, stride_residual;
+  // 1: A is a convolution's, gathered from the input at p.A (lda and stride_a unused); only convolution packages
+  // build the gathering kernels.
+  int32_t gather;
+  ConvParams conv;
 };
 
 // Launches kernel `id` on `stream`: mma.sync and CUDA-core kernels with gridDim (m_tiles * n_tiles, products,

@@ -62,7 +62,7 @@ void random_value(std::mt19937& rng, T* out) {
     *out = static_cast<float>(static_cast<int>(rng() % 33) - 16) / 8.0f;  // -2 to 2 in steps of 1/8
   } else {
     // +-(1 + m/8) * 2^e with e in [-2, 0]: multiples of 2^-5 up to 1.875 (see kExact below).
-    const uint32_t r = rng();
+    const uint32_t r = static_cast<uint32_t>(rng());
     const uint16_t sign = static_cast<uint16_t>((r & 1) << 15);
     const uint16_t exponent = static_cast<uint16_t>(((r >> 1) % 3 + 13) << 10);
     const uint16_t mantissa = static_cast<uint16_t>(((r >> 4) % 8) << 7);
@@ -297,10 +297,13 @@ bool usable_device(std::string* why) {
 }  // namespace
 
 #include "selftest_calls.h"
-
+{{#CONV}}#include "selftest_conv.h"
+{{/CONV}}
 int main() {
   check_arguments();
   check_call_arguments();
+{{#CONV}}  check_conv_arguments();
+{{/CONV}}
   std::string why;
   if (!usable_device(&why)) {
     if (g_failures) {
@@ -348,7 +351,8 @@ int main() {
     }
   }
   run_call_cases(rng);
-  if (g_wgmma_skipped > 0)
+{{#CONV}}  run_conv_cases(rng);
+{{/CONV}}  if (g_wgmma_skipped > 0)
     std::printf("wgmma kernels did not run (%d cases): %s\n", g_wgmma_skipped,
                 g_wgmma_runs ? "" : "the device is not compute capability 9.0 or the build has no sm_90a code");
   std::printf("selftest: %d passed, %d failed\n", g_checks - g_failures, g_failures);

@@ -3,7 +3,7 @@
 // Command (run in inputs/): strata generate --arch arch.yaml --op op.yaml --no-profile --name strata_conv2d_nhwc_neoverse_n1 --max-kernels 12 -o ..
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
-//   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
+//   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   9baf56ac7687b385cce1aeb8937d62a624a3f643ab3de6f05e74d83533aef5b7  template cpu/api.h.tpl
 
 #ifndef STRATA_CONV2D_NHWC_NEOVERSE_N1_H_
@@ -28,7 +28,7 @@
 #define STRATA_CONV2D_NHWC_NEOVERSE_N1_VERSION_MAJOR 0
 #define STRATA_CONV2D_NHWC_NEOVERSE_N1_VERSION_MINOR 1
 #define STRATA_CONV2D_NHWC_NEOVERSE_N1_VERSION_PATCH 0
-#define STRATA_CONV2D_NHWC_NEOVERSE_N1_VERSION_STRING "0.1.0+ef045b79487b"
+#define STRATA_CONV2D_NHWC_NEOVERSE_N1_VERSION_STRING "0.1.0+f6117581cc9b"
 
 /* STRATA_CONV2D_NHWC_NEOVERSE_N1_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_CONV2D_NHWC_NEOVERSE_N1_SHARED for the library and its users and

@@ -3,7 +3,7 @@
 // Command (run in inputs/): strata generate --arch arch.yaml --op op.yaml --no-profile --name strata_conv2d_nhwc_neoverse_n1 --max-kernels 12 -o ..
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
-//   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
+//   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   b43a1ebf1008b177197746a8d5a3a5d24c330c802ae198b4125c9948c37f99d0  template cpu/runtime/dispatch_offers.h
 
 // Part of the dispatcher (see dispatch_rules.h): every kernel's plans priced by the parts before (offer_kernel) and

@@ -3,7 +3,7 @@
 // Command (run in inputs/): strata generate --arch arch.yaml --op op.yaml --no-profile --name strata_conv2d_nhwc_neoverse_n1 --max-kernels 12 -o ..
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
-//   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
+//   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   c48a6bef32dc23c2f4670da2988c0f5aff7b255355e09a2c9c4be56d4e4d5bf1  template cpu/runtime/kernel_paths.h
 
 // The CPU micro-kernels' direct calls, generic over the register tile: column strips of tiles over A and B in place,

@@ -3,7 +3,7 @@
 // Command (run in inputs/): strata generate --arch arch.yaml --op op.yaml --no-profile --name strata_conv2d_nhwc_neoverse_n1 --max-kernels 12 -o ..
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
-//   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
+//   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   046dadbfd23ed78ed93aad7ad410fc4d3b722ce29d8786023b925ef4ba267779  template cpu/runtime/tile_args.h
 
 // The interface between the dispatcher and the micro-kernels: the arguments of one kernel call, and the rules

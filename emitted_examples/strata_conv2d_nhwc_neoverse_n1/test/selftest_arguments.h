@@ -3,7 +3,7 @@
 // Command (run in inputs/): strata generate --arch arch.yaml --op op.yaml --no-profile --name strata_conv2d_nhwc_neoverse_n1 --max-kernels 12 -o ..
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
-//   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
+//   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   877c4ae2e6bac68080cd64f596e1f2ed74206f8b8e40dd692e41fb625b102b4e  template cpu/selftest_arguments.h.tpl
 
 // Self-test for strata_conv2d_nhwc_neoverse_n1: the status strings and every kind of bad argument, each of which must return its

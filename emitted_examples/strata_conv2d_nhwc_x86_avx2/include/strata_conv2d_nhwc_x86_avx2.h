@@ -3,7 +3,7 @@
 // Command (run in inputs/): strata generate --arch arch.yaml --op op.yaml --profile ../profile_records.yaml --name strata_conv2d_nhwc_x86_avx2 --max-kernels 12 -o ..
 // Inputs (sha256):
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
-//   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
+//   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
 //   9baf56ac7687b385cce1aeb8937d62a624a3f643ab3de6f05e74d83533aef5b7  template cpu/api.h.tpl
 
@@ -29,7 +29,7 @@
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_MAJOR 0
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_MINOR 1
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_PATCH 0
-#define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_STRING "0.1.0+46ce6bf89c6e"
+#define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_STRING "0.1.0+2a7dbddf0738"
 
 /* STRATA_CONV2D_NHWC_X86_AVX2_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_CONV2D_NHWC_X86_AVX2_SHARED for the library and its users and

@@ -3,7 +3,7 @@
 // Command (run in inputs/): strata generate --arch arch.yaml --op op.yaml --profile ../profile_records.yaml --name strata_conv2d_nhwc_x86_avx2 --max-kernels 12 -o ..
 // Inputs (sha256):
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
-//   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
+//   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
 //   1929b72c1e25701f83e005b0f165602fcfd879e6e4fa8412e8568063412a7330  template cpu/runtime/dispatch_checks.h
 

@@ -3,7 +3,7 @@
 // Command (run in inputs/): strata generate --arch arch.yaml --op op.yaml --profile ../profile_records.yaml --name strata_conv2d_nhwc_zen4_avx512 --max-kernels 12 -o ..
 // Inputs (sha256):
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
-//   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
+//   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
 //   9baf56ac7687b385cce1aeb8937d62a624a3f643ab3de6f05e74d83533aef5b7  template cpu/api.h.tpl
 
@@ -29,7 +29,7 @@
 #define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_MAJOR 0
 #define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_MINOR 1
 #define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_PATCH 0
-#define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_STRING "0.1.0+8180d8c828d8"
+#define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_STRING "0.1.0+322502dc66d5"
 
 /* STRATA_CONV2D_NHWC_ZEN4_AVX512_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_CONV2D_NHWC_ZEN4_AVX512_SHARED for the library and its users and

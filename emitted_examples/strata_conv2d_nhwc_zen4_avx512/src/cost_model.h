@@ -3,7 +3,7 @@
 // Command (run in inputs/): strata generate --arch arch.yaml --op op.yaml --profile ../profile_records.yaml --name strata_conv2d_nhwc_zen4_avx512 --max-kernels 12 -o ..
 // Inputs (sha256):
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
-//   fa61d10c80f8f7108c91c999e599134178464fb2d31c18821ebfd8863a76a583  op conv2d_nhwc
+//   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
 //   f8663158d04608d4dd85f3a4e76a24db9d43afba27ac169e8f381ab496473554  template cost_model.h
 

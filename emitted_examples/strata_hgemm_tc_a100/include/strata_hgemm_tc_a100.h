@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   ad14ee0a0f4c0f029fb131a5eba9c29121a464d1202386500e2796a9a040c7fa  template cuda/api.h.tpl
+//   44bb4f58ff8a7c315c54b4cb55e0b7deb61b795feb72886c2fe4accb051dfc88  template cuda/api.h.tpl
 
 #ifndef STRATA_HGEMM_TC_A100_H_
 #define STRATA_HGEMM_TC_A100_H_
@@ -31,7 +31,7 @@
 #define STRATA_HGEMM_TC_A100_VERSION_MAJOR 0
 #define STRATA_HGEMM_TC_A100_VERSION_MINOR 1
 #define STRATA_HGEMM_TC_A100_VERSION_PATCH 0
-#define STRATA_HGEMM_TC_A100_VERSION_STRING "0.1.0+1fa8ab78d398"
+#define STRATA_HGEMM_TC_A100_VERSION_STRING "0.1.0+e7bd4e31698d"
 
 /* STRATA_HGEMM_TC_A100_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_HGEMM_TC_A100_SHARED for the library and its users and

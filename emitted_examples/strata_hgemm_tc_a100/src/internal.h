@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   a6867689cbf14d197be4c7dd69cdbe057b9fbd88fb289fa0b6dd28989bd191c6  template cuda/internal.h.tpl
+//   9f3739cb18f8e0394ce3a5945550dbd5a4455b58eaae900483c5d3ef04229190  template cuda/internal.h.tpl
 
 // What dispatch.cpp and the kernel files share: the launch parameters and one launcher per kernel. Plain C++ (no
 // device code), so the dispatcher compiles with the host compiler.
@@ -26,6 +26,17 @@ struct EpilogueParams {
   int32_t activation;  // the API's activation values: 0 none, 1 ReLU, 2 GELU (tanh), 3 GELU (erf), 4 SiLU
   int32_t clamp;       // 1: clamp to [clamp_min, clamp_max]
   float clamp_min, clamp_max;
+};
+
+// A convolution's implicit A (the conv2d calls): row m of A is output pixel m of batch x out_h x out_w, column k is
+// filter tap k / in_c (row-major over kernel_h x kernel_w) at input channel k % in_c, and A holds the input pixel
+// the tap covers, or zero in the padding. The dispatcher checks that every extent, the padded input's included, and
+// K fit in 32 bits, so the kernels index within an image in 32-bit arithmetic.
+struct ConvParams {
+  int32_t in_h, in_w, in_c;  // the input, NHWC
+  int32_t out_h, out_w;
+  int32_t kernel_w;  // kernel_h only bounds k
+  int32_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
 };
 
 // Everything a block needs, passed by value as the kernel argument. Index arithmetic is 64-bit throughout.
@@ -50,6 +61,10 @@ struct GemmParams {
   // splits * M * N partial sums. products = gridDim.y: 1 for a single GEMM (and always for a wgmma kernel).
   int64_t products;
   int64_t stride_a, stride_b, stride_c, stride_bias, stride_residual;
+  // 1: A is a convolution's, gathered from the input at p.A (lda and stride_a unused); only convolution packages
+  // build the gathering kernels.
+  int32_t gather;
+  ConvParams conv;
 };
 
 // Launches kernel `id` on `stream`: mma.sync and CUDA-core kernels with gridDim (m_tiles * n_tiles, products,

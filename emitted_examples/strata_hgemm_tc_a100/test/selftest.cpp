@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   fa81ef8a5b4cb312db28d6f50f502e65103a1698567a840136ee56e42fff7a0a  template cuda/selftest.cpp.tpl
+//   4b50122b460862099737b2a5618f700adbd0ae73437fd47a992d93dcbe047b62  template cuda/selftest.cpp.tpl
 
 // Self-test of strata_hgemm_tc_a100: argument checks, plans and the version (no GPU needed), then every kernel, forced by
 // id, with and without split-K, and the dispatcher, against a double-precision host reference on edge-case shapes:
@@ -70,7 +70,7 @@ void random_value(std::mt19937& rng, T* out) {
     *out = static_cast<float>(static_cast<int>(rng() % 33) - 16) / 8.0f;  // -2 to 2 in steps of 1/8
   } else {
     // +-(1 + m/8) * 2^e with e in [-2, 0]: multiples of 2^-5 up to 1.875 (see kExact below).
-    const uint32_t r = rng();
+    const uint32_t r = static_cast<uint32_t>(rng());
     const uint16_t sign = static_cast<uint16_t>((r & 1) << 15);
     const uint16_t exponent = static_cast<uint16_t>(((r >> 1) % 3 + 13) << 10);
     const uint16_t mantissa = static_cast<uint16_t>(((r >> 4) % 8) << 7);
@@ -309,6 +309,7 @@ bool usable_device(std::string* why) {
 int main() {
   check_arguments();
   check_call_arguments();
+
   std::string why;
   if (!usable_device(&why)) {
     if (g_failures) {

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   94700a879aaf03ba7ac46db18094f88c3605817f292d947eec2bd498f77a6671  template cuda/dispatch.cpp.tpl
+//   e4ae9d2b4a888806b7ab7e7aea9d7faa0255a8b92554f9ed76e82a05474d5f17  template cuda/dispatch.cpp.tpl
 
 // The dispatcher of strata_sgemm_a100: argument checks, the cost-model plan for each shape (Tensor Core or CUDA-core
 // kernel, tiles, split-K, grid), the launches on the caller's stream, and CUDA errors turned into statuses.

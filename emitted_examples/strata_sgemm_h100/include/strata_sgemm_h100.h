@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   ad14ee0a0f4c0f029fb131a5eba9c29121a464d1202386500e2796a9a040c7fa  template cuda/api.h.tpl
+//   44bb4f58ff8a7c315c54b4cb55e0b7deb61b795feb72886c2fe4accb051dfc88  template cuda/api.h.tpl
 
 #ifndef STRATA_SGEMM_H100_H_
 #define STRATA_SGEMM_H100_H_
@@ -31,7 +31,7 @@
 #define STRATA_SGEMM_H100_VERSION_MAJOR 0
 #define STRATA_SGEMM_H100_VERSION_MINOR 1
 #define STRATA_SGEMM_H100_VERSION_PATCH 0
-#define STRATA_SGEMM_H100_VERSION_STRING "0.1.0+01259af4c5e5"
+#define STRATA_SGEMM_H100_VERSION_STRING "0.1.0+8a4e4772013e"
 
 /* STRATA_SGEMM_H100_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_H100_SHARED for the library and its users and

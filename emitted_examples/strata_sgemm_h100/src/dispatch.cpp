@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   94700a879aaf03ba7ac46db18094f88c3605817f292d947eec2bd498f77a6671  template cuda/dispatch.cpp.tpl
+//   e4ae9d2b4a888806b7ab7e7aea9d7faa0255a8b92554f9ed76e82a05474d5f17  template cuda/dispatch.cpp.tpl
 
 // The dispatcher of strata_sgemm_h100: argument checks, the cost-model plan for each shape (Tensor Core or CUDA-core
 // kernel, tiles, split-K, grid), the launches on the caller's stream, and CUDA errors turned into statuses.

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   6fab3b159963260a4bd341431ba10effc02de97fb26039e1f5f9dee6e36fc9e5  template cuda/dispatch_calls.h.tpl
+//   0946c6804511b580784fc8764c54348d297c68f55fc8cf2716be8b5580c02768  template cuda/dispatch_calls.h.tpl
 
 // Part of the dispatcher of strata_sgemm_h100 (included by dispatch.cpp, inside its unnamed namespace): the calls with
 // transposed operands, a fused epilogue and a strided batch. An operand stored the other way round from what the
@@ -28,6 +28,8 @@ struct Call {
   int64_t batch;
   const strata_sgemm_h100_epilogue_t* epilogue;  // null: none
   int64_t stride_bias, stride_residual;
+  // A convolution's geometry (checked by conv_shape): A is then its input, gathered by the kernels, and lda unused.
+  const ConvParams* conv = nullptr;
 };
 
 // The transpose of B the kernels read as it is: none for a row-major K x N B, TRANS for one stored N x K.
@@ -71,7 +73,9 @@ strata_sgemm_h100_status check_call(const Call& c) {
   int64_t a_rows, a_cols, b_rows, b_cols;
   stored_a(c, &a_rows, &a_cols);
   stored_b(c, &b_rows, &b_cols);
-  if (c.lda < (a_cols > 1 ? a_cols : 1) || c.ldb < (b_cols > 1 ? b_cols : 1) || c.ldc < (c.N > 1 ? c.N : 1))
+  const bool gathered = c.conv != nullptr;  // A is a convolution's input, checked with its description
+  if ((!gathered && c.lda < (a_cols > 1 ? a_cols : 1)) || c.ldb < (b_cols > 1 ? b_cols : 1) ||
+      c.ldc < (c.N > 1 ? c.N : 1))
     return STRATA_SGEMM_H100_INVALID_LEADING_DIM;
   if (c.stride_a < 0 || c.stride_b < 0 || c.stride_c < 0 || c.stride_bias < 0 || c.stride_residual < 0)
     return STRATA_SGEMM_H100_INVALID_ARGUMENT;
@@ -90,7 +94,7 @@ strata_sgemm_h100_status check_call(const Call& c) {
   if (bias && e->bias == nullptr) return STRATA_SGEMM_H100_NULL_POINTER;
   if (e != nullptr && e->residual != nullptr && e->ldr < c.N) return STRATA_SGEMM_H100_INVALID_LEADING_DIM;
   const int64_t c_span = span(c.M, c.N, c.ldc, c.batch, c.stride_c, 4);
-  if (span(a_rows, a_cols, c.lda, c.batch, c.stride_a, 4) < 0 ||
+  if ((!gathered && span(a_rows, a_cols, c.lda, c.batch, c.stride_a, 4) < 0) ||
       span(b_rows, b_cols, c.ldb, c.batch, c.stride_b, 4) < 0 || c_span < 0)
     return STRATA_SGEMM_H100_SIZE_OVERFLOW;
   if (c.batch > 1 && c.stride_c < span(c.M, c.N, c.ldc, 1, 0, 4)) return STRATA_SGEMM_H100_INVALID_ARGUMENT;
@@ -201,12 +205,15 @@ bool operand_aligned(const void* p, int64_t ld, int64_t stride, int64_t batch, i
 // and time added to the kernels'. *aligned: the operands the kernels read suit the cp.async path.
 void plan_call(const Call& c, const Staging& s, const DeviceFacts* device, strata_sgemm_h100_plan_t* plan,
                bool* aligned) {
-  const bool a_aligned = s.copy_a || operand_aligned(c.A, c.lda, c.stride_a, c.batch, 4);
+  // A gathered from a convolution's input takes the cp.async path where each chunk is one tap's channels.
+  const bool a_aligned = c.conv != nullptr ? aligned16(c.A) && (c.conv->in_c * 4) % 16 == 0
+                                           : s.copy_a || operand_aligned(c.A, c.lda, c.stride_a, c.batch, 4);
   const bool b_aligned = s.copy_b || operand_aligned(c.B, c.ldb, c.stride_b, c.batch, 4);
   *aligned = device == nullptr || (a_aligned && b_aligned);
   const int64_t lda = s.copy_a ? s.lda : c.lda, ldb = s.copy_b ? s.ldb : c.ldb;
   const bool device_runs_wgmma = device == nullptr ? kWgmmaBuilt : kWgmmaBuilt && device->compute_capability == 90;
-  const bool wgmma = c.batch == 1 && device_runs_wgmma && tensor_map_sizes(c.M, c.N, c.K, lda, ldb) &&
+  const bool wgmma = c.batch == 1 && c.conv == nullptr && device_runs_wgmma &&
+                     tensor_map_sizes(c.M, c.N, c.K, lda, ldb) &&
                      (c.K == 0 || *aligned);
   if (device == nullptr)
     plan_best(c.M, c.N, c.K, kMaxSplit, wgmma, plan, c.batch);
@@ -247,6 +254,10 @@ strata_sgemm_h100_status launch_call(const Call& c, const Staging& s, const stra
     p.epilogue = epilogue_params(*c.epilogue);
     p.stride_bias = c.stride_bias;
     p.stride_residual = c.stride_residual;
+  }
+  if (c.conv != nullptr) {
+    p.gather = 1;
+    p.conv = *c.conv;
   }
   p.persistent_blocks = static_cast<int64_t>(device.sms) * (k.blocks_per_sm > 0 ? k.blocks_per_sm : 1);
   cudaError_t e = cudaSuccess;

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   13d315c8b820b1a68b5b87357e7410170ed045df8a0bde928959a3b40ec9e158  template cuda/kernel.cu.tpl
+//   cd65f031eadd6647a665284625a0ecb6193d4eaec59ba47a301473b666a0b7b0  template cuda/kernel.cu.tpl
 //
 // Tile hierarchy: Tensor Cores (wgmma m64n16k16, f16 x f16 + f32): warpgroup tile 64x16x64; block tile 64x16x64 (1 consumer warpgroup(s) and a producer, 256 threads, 8 TMA stages, 83088 B of shared memory), persistent; grid tile 512x16x64 (groups of 8 tile rows).
 // Cost: not profiled; levels 0 and 1 are modelled (Eqs. 2-7) with the descriptor's numbers.

@@ -4,29 +4,30 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   13d315c8b820b1a68b5b87357e7410170ed045df8a0bde928959a3b40ec9e158  template cuda/kernel.cu.tpl
+//   cd65f031eadd6647a665284625a0ecb6193d4eaec59ba47a301473b666a0b7b0  template cuda/kernel.cu.tpl
 //
 // Tile hierarchy: Tensor Cores (mma.sync m16n8k16, f16 x f16 + f32): warp tile 16x16x16 (1 x 2 fragments); block tile 16x16x16 (32 threads, 5 cp.async stages, 7680 B of shared memory); grid tile 16x16x16 (groups of 1 block rows).
 // Cost: not profiled; levels 0 and 1 are modelled (Eqs. 2-7) with the descriptor's numbers.
 
 // The launcher of kernel k1_tc_16x16x16_w16x16_s5 (tiles in the header above): the cp.async instantiation for 16-byte aligned rows, the element-wise one
-// otherwise, on the caller's stream with gridDim (block tiles, products, splits).
+// otherwise, on the caller's stream with gridDim
+// (block tiles, products, splits).
 #include "../gemm_kernels.cuh"
 
 namespace strata_hgemm_tc_h100_detail {
 
 cudaError_t launch_k1_tc_16x16x16_w16x16_s5(const GemmParams& p, int splits, bool aligned, cudaStream_t stream) {
   using Tiles = TensorCoreTiles<16, 16, 16, 16, 16, 5>;
-  void (*const kernel)(GemmParams) =
-      aligned ? gemm_tensor_core<16, 16, 16, 16, 16, 5, 1, true>
-              : gemm_tensor_core<16, 16, 16, 16, 16, 5, 1, false>;
+  void (*kernel)(GemmParams) =
+      aligned ? gemm_tensor_core<16, 16, 16, 16, 16, 5, 1, true, false>
+              : gemm_tensor_core<16, 16, 16, 16, 16, 5, 1, false, false>;
   static_assert(Tiles::kThreads == 32 && Tiles::kSharedBytes == 7680,
                 "the dispatcher's kernel table must describe this instantiation");
   // Above 48 KiB a block's dynamic shared memory must be opted into, per kernel and device.
   if (Tiles::kSharedBytes > 48 * 1024) {
-    static std::atomic<uint64_t> opted[2];  // per instantiation: the devices it is opted in on
-    const cudaError_t e =
-        opt_in_shared(reinterpret_cast<const void*>(kernel), Tiles::kSharedBytes, &opted[aligned ? 1 : 0]);
+    static std::atomic<uint64_t> opted[4];  // per instantiation (aligned, gathered): the devices it is opted in on
+    const cudaError_t e = opt_in_shared(reinterpret_cast<const void*>(kernel), Tiles::kSharedBytes,
+                                        &opted[(aligned ? 1 : 0) + (p.gather ? 2 : 0)]);
     if (e != cudaSuccess) return e;
   }
   const dim3 grid(static_cast<unsigned>(p.m_tiles * p.n_tiles), static_cast<unsigned>(p.products),

@@ -4,29 +4,30 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   13d315c8b820b1a68b5b87357e7410170ed045df8a0bde928959a3b40ec9e158  template cuda/kernel.cu.tpl
+//   cd65f031eadd6647a665284625a0ecb6193d4eaec59ba47a301473b666a0b7b0  template cuda/kernel.cu.tpl
 //
 // Tile hierarchy: CUDA cores (fp32 FMA): warp tile 4x128x8, 1x16 accumulators per thread, threads 4x8; block tile 4x512x8 (128 threads, 2 cp.async stages, 33024 B of shared memory); grid tile 16x8192x8 (groups of 4 block rows).
 // Cost: not profiled; levels 0 and 1 are modelled (Eqs. 2-7) with the descriptor's numbers.
 
 // The launcher of kernel k9_fma_4x512x8_t1x16_s2 (tiles in the header above): the cp.async instantiation for 16-byte aligned rows, the element-wise one
-// otherwise, on the caller's stream with gridDim (block tiles, products, splits).
+// otherwise, on the caller's stream with gridDim
+// (block tiles, products, splits).
 #include "../gemm_kernels.cuh"
 
 namespace strata_hgemm_tc_h100_detail {
 
 cudaError_t launch_k9_fma_4x512x8_t1x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream) {
   using Tiles = CudaCoreTiles<uint16_t, false, 4, 512, 8, 1, 16, 4, 2>;
-  void (*const kernel)(GemmParams) =
-      aligned ? gemm_cuda_core<uint16_t, false, 4, 512, 8, 1, 16, 4, 2, 4, true>
-              : gemm_cuda_core<uint16_t, false, 4, 512, 8, 1, 16, 4, 2, 4, false>;
+  void (*kernel)(GemmParams) =
+      aligned ? gemm_cuda_core<uint16_t, false, 4, 512, 8, 1, 16, 4, 2, 4, true, false>
+              : gemm_cuda_core<uint16_t, false, 4, 512, 8, 1, 16, 4, 2, 4, false, false>;
   static_assert(Tiles::kThreads == 128 && Tiles::kSharedBytes == 33024,
                 "the dispatcher's kernel table must describe this instantiation");
   // Above 48 KiB a block's dynamic shared memory must be opted into, per kernel and device.
   if (Tiles::kSharedBytes > 48 * 1024) {
-    static std::atomic<uint64_t> opted[2];  // per instantiation: the devices it is opted in on
-    const cudaError_t e =
-        opt_in_shared(reinterpret_cast<const void*>(kernel), Tiles::kSharedBytes, &opted[aligned ? 1 : 0]);
+    static std::atomic<uint64_t> opted[4];  // per instantiation (aligned, gathered): the devices it is opted in on
+    const cudaError_t e = opt_in_shared(reinterpret_cast<const void*>(kernel), Tiles::kSharedBytes,
+                                        &opted[(aligned ? 1 : 0) + (p.gather ? 2 : 0)]);
     if (e != cudaSuccess) return e;
   }
   const dim3 grid(static_cast<unsigned>(p.m_tiles * p.n_tiles), static_cast<unsigned>(p.products),

@@ -4,29 +4,30 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   13d315c8b820b1a68b5b87357e7410170ed045df8a0bde928959a3b40ec9e158  template cuda/kernel.cu.tpl
+//   cd65f031eadd6647a665284625a0ecb6193d4eaec59ba47a301473b666a0b7b0  template cuda/kernel.cu.tpl
 //
 // Tile hierarchy: CUDA cores (fp32 FMA): warp tile 4x256x4, 2x16 accumulators per thread, threads 2x16; block tile 16x256x32 (128 threads, 2 cp.async stages, 71168 B of shared memory); grid tile 256x2048x512 (groups of 16 block rows).
 // Cost: not profiled; levels 0 and 1 are modelled (Eqs. 2-7) with the descriptor's numbers.
 
 // The launcher of kernel k0_fma_16x256x32_t2x16_s2 (tiles in the header above): the cp.async instantiation for 16-byte aligned rows, the element-wise one
-// otherwise, on the caller's stream with gridDim (block tiles, products, splits).
+// otherwise, on the caller's stream with gridDim
+// (block tiles, products, splits).
 #include "../gemm_kernels.cuh"
 
 namespace strata_sgemm_h100_detail {
 
 cudaError_t launch_k0_fma_16x256x32_t2x16_s2(const GemmParams& p, int splits, bool aligned, cudaStream_t stream) {
   using Tiles = CudaCoreTiles<float, true, 16, 256, 32, 2, 16, 2, 2>;
-  void (*const kernel)(GemmParams) =
-      aligned ? gemm_cuda_core<float, true, 16, 256, 32, 2, 16, 2, 2, 16, true>
-              : gemm_cuda_core<float, true, 16, 256, 32, 2, 16, 2, 2, 16, false>;
+  void (*kernel)(GemmParams) =
+      aligned ? gemm_cuda_core<float, true, 16, 256, 32, 2, 16, 2, 2, 16, true, false>
+              : gemm_cuda_core<float, true, 16, 256, 32, 2, 16, 2, 2, 16, false, false>;
   static_assert(Tiles::kThreads == 128 && Tiles::kSharedBytes == 71168,
                 "the dispatcher's kernel table must describe this instantiation");
   // Above 48 KiB a block's dynamic shared memory must be opted into, per kernel and device.
   if (Tiles::kSharedBytes > 48 * 1024) {
-    static std::atomic<uint64_t> opted[2];  // per instantiation: the devices it is opted in on
-    const cudaError_t e =
-        opt_in_shared(reinterpret_cast<const void*>(kernel), Tiles::kSharedBytes, &opted[aligned ? 1 : 0]);
+    static std::atomic<uint64_t> opted[4];  // per instantiation (aligned, gathered): the devices it is opted in on
+    const cudaError_t e = opt_in_shared(reinterpret_cast<const void*>(kernel), Tiles::kSharedBytes,
+                                        &opted[(aligned ? 1 : 0) + (p.gather ? 2 : 0)]);
     if (e != cudaSuccess) return e;
   }
   const dim3 grid(static_cast<unsigned>(p.m_tiles * p.n_tiles), static_cast<unsigned>(p.products),
