@@ -376,12 +376,13 @@ TEST_CASE("the ptxas check rejects a kernel over the register budget", "[cuda][n
   const std::string pkg = generate(dir, kExamples[0]);
   // The package's own Tensor Core kernel with a warp tile the sieve rejects: 128 x 128 needs 512 accumulators per
   // thread, twice what a thread may hold, so ptxas must spill, and the check must say so.
-  const std::string cu = dir.write("over_budget.cu",
-                                   "#include \"gemm_kernels.cuh\"\n"
-                                   "namespace strata_hgemm_tc_a100_detail {\n"
-                                   "template __global__ void gemm_tensor_core<128, 128, 16, 128, "
-                                   "128, 2, 1, true>(GemmParams);\n"
-                                   "}\n");
+  const std::string cu =
+      dir.write("over_budget.cu", std::string("#include \"gemm_kernels.cuh\"\n") + "namespace strata_" +
+                                      kExamples[0].op + "_" + kExamples[0].arch +
+                                      "_detail {\n"
+                                      "template __global__ void gemm_tensor_core<128, 128, 16, 128, "
+                                      "128, 2, 1, true, false>(GemmParams);\n"
+                                      "}\n");
   const Shell s = shell("nvcc -c -std=c++17 -O3 -gencode arch=compute_80,code=sm_80 -Xptxas -v -I" + pkg + "/src -I" +
                         pkg + "/include " + cu + " -o " + dir.path() + "/k.o");
   INFO(s.output);

@@ -153,13 +153,6 @@ bool tensor_map_sizes(int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb)
   return M <= coordinate && N <= coordinate && K <= coordinate && lda < stride && ldb < stride;
 }
 
-// Whether the call's operands let wgmma kernels run on `device` (with K = 0 no tensor map is made).
-bool wgmma_usable(const DeviceFacts& device, int64_t M, int64_t N, int64_t K, const void* A, int64_t lda,
-                  const void* B, int64_t ldb) {
-  return kWgmmaBuilt && device.compute_capability == 90 && tensor_map_sizes(M, N, K, lda, ldb) &&
-         (K == 0 || rows_aligned(A, lda, B, ldb));
-}
-
 // Runs kernel k on `batch` products of p's shape (p's strides apart), in launches of at most kMaxProducts products
 // side by side; under split-K every launch reuses p.partial, in stream order, then reduces its products.
 cudaError_t launch_products(const KernelInfo& k, const GemmParams& p, int splits, bool aligned, int64_t batch,
@@ -187,6 +180,23 @@ cudaError_t launch_products(const KernelInfo& k, const GemmParams& p, int splits
   return e;
 }
 
+// A call with nothing thrown out of it: the header promises that no entry point throws, and a C caller could not
+// catch an exception. The CUDA runtime is a C library and the dispatcher allocates no host memory, so only the C++
+// runtime could throw here; whatever it throws becomes a status.
+template <typename Body>
+{{PACKAGE}}_status guarded(Body body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return {{PACKAGE_UPPER}}_OUT_OF_MEMORY;
+  } catch (...) {
+    return {{PACKAGE_UPPER}}_SYSTEM_ERROR;
+  }
+}
+
+#include "dispatch_calls.h"
+
+// A plan the caller made (or forced), run with the caller's workspace: checked against the call, then launched.
 {{PACKAGE}}_status execute(const {{PACKAGE}}_plan_t* plan, int64_t M, int64_t N, int64_t K, float alpha,
                            const void* A, int64_t lda, const void* B, int64_t ldb, float beta, float* C,
                            int64_t ldc, void* workspace, size_t workspace_size, cudaStream_t stream) {
@@ -215,40 +225,11 @@ cudaError_t launch_products(const KernelInfo& k, const GemmParams& p, int splits
   if (k.wgmma && !tensor_map_sizes(M, N, K, lda, ldb)) return {{PACKAGE_UPPER}}_SIZE_OVERFLOW;
   if (k.wgmma && K > 0 && !aligned) return {{PACKAGE_UPPER}}_MISALIGNED;
 
-  GemmParams p{};
-  p.M = M;
-  p.N = N;
-  p.K = K;
-  p.A = A;
-  p.lda = lda;
-  p.B = B;
-  p.ldb = ldb;
-  p.C = C;
-  p.ldc = ldc;
-  p.alpha = alpha;
-  p.beta = beta;
-  p.partial = splits > 1 ? static_cast<float*>(workspace) : nullptr;
-  p.k_per_split = k_per_split;
-  p.m_tiles = m_tiles;
-  p.n_tiles = n_tiles;
-  p.persistent_blocks = static_cast<int64_t>(device.sms) * (k.blocks_per_sm > 0 ? k.blocks_per_sm : 1);
-  return from_cuda(launch_products(k, p, splits, aligned, 1, stream));
+  // The plain call as run_call's launches take it: nothing staged, the caller's workspace for the partial sums.
+  const Call c{ {{PACKAGE_UPPER}}_NO_TRANS, kNativeTransB, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1,
+               nullptr, 0, 0};
+  return launch_call(c, Staging{}, *plan, aligned, device, static_cast<unsigned char*>(workspace), stream);
 }
-// A call with nothing thrown out of it: the header promises that no entry point throws, and a C caller could not
-// catch an exception. The CUDA runtime is a C library and the dispatcher allocates no host memory, so only the C++
-// runtime could throw here; whatever it throws becomes a status.
-template <typename Body>
-{{PACKAGE}}_status guarded(Body body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return {{PACKAGE_UPPER}}_OUT_OF_MEMORY;
-  } catch (...) {
-    return {{PACKAGE_UPPER}}_SYSTEM_ERROR;
-  }
-}
-
-#include "dispatch_calls.h"
 
 }  // namespace
 
@@ -331,29 +312,9 @@ int32_t {{PACKAGE}}_explain(const {{PACKAGE}}_plan_t* plan, char* buffer, size_t
                                const {{B_CTYPE}}* B, int64_t ldb, float beta, float* C, int64_t ldc,
                                {{PACKAGE}}_stream stream) {
   return guarded([&] {
-    const {{PACKAGE}}_status status = check_args(M, N, K, A, lda, B, ldb, C, ldc);
-    if (status != {{PACKAGE_UPPER}}_OK || M == 0 || N == 0) return status;
-    DeviceFacts device{};
-    const {{PACKAGE}}_status found = current_device(&device);
-    if (found != {{PACKAGE_UPPER}}_OK) return found;
-    const bool wgmma = wgmma_usable(device, M, N, K, A, lda, B, ldb);
-    {{PACKAGE}}_plan_t plan;
-    cached_plan(M, N, K, wgmma, &plan);
-    if (plan.workspace_bytes == 0)
-      return execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr, 0, stream);
-    // Stream-ordered allocation: no device-wide synchronisation, and the memory returns to the pool once the
-    // reduction that reads it has run.
-    void* workspace = nullptr;
-    if (cudaMallocAsync(&workspace, plan.workspace_bytes, stream) != cudaSuccess) {
-      (void)cudaGetLastError();
-      plan_best(M, N, K, 1, wgmma, &plan);
-      return execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr, 0, stream);
-    }
-    {{PACKAGE}}_status result =
-        execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, workspace, plan.workspace_bytes, stream);
-    const cudaError_t freed = cudaFreeAsync(workspace, stream);
-    if (result == {{PACKAGE_UPPER}}_OK && freed != cudaSuccess) result = from_cuda(freed);
-    return result;
+    return run_call(Call{ {{PACKAGE_UPPER}}_NO_TRANS, kNativeTransB, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C,
+                         ldc, 0, 1, nullptr, 0, 0},
+                    stream);
   });
 }
 

@@ -267,11 +267,11 @@ void plan_call(const Call& c, const Staging& s, const DeviceFacts* device, {{PAC
   return from_cuda(e);
 }
 
-// Grid sizes a call's launches need: its block tiles, and the transposes' 32 x 32 tiles.
-bool grids_fit(const Call& c, const KernelInfo& k) {
+// Grid sizes a call's launches need: its block tiles, and the staged transposes' 32 x 32 tiles.
+bool grids_fit(const Call& c, const Staging& s, const KernelInfo& k) {
   const int64_t tiles = strata_model::ceil_div(c.M, k.block[0]) * strata_model::ceil_div(c.N, k.block[1]);
-  const int64_t a_tiles = strata_model::ceil_div(c.M, 32) * strata_model::ceil_div(c.K, 32);
-  const int64_t b_tiles = strata_model::ceil_div(c.N, 32) * strata_model::ceil_div(c.K, 32);
+  const int64_t a_tiles = s.copy_a ? strata_model::ceil_div(c.M, 32) * strata_model::ceil_div(c.K, 32) : 0;
+  const int64_t b_tiles = s.copy_b ? strata_model::ceil_div(c.N, 32) * strata_model::ceil_div(c.K, 32) : 0;
   return tiles <= kMaxGridX && a_tiles <= kMaxGridX && b_tiles <= kMaxGridX;
 }
 
@@ -289,7 +289,7 @@ bool grids_fit(const Call& c, const KernelInfo& k) {
   plan_call(c, s, &device, &plan, &aligned);
   status = check_device(kKernels[plan.kernel_id], device);
   if (status != {{PACKAGE_UPPER}}_OK) return status;
-  if (!grids_fit(c, kKernels[plan.kernel_id])) return {{PACKAGE_UPPER}}_SIZE_OVERFLOW;
+  if (!grids_fit(c, s, kKernels[plan.kernel_id])) return {{PACKAGE_UPPER}}_SIZE_OVERFLOW;
   if (plan.workspace_bytes == 0) return launch_call(c, s, plan, aligned, device, nullptr, stream);
   // Stream-ordered allocation, as the plain call's. Without room for the partial sums the call runs without
   // split-K; without room for the copies it cannot run.

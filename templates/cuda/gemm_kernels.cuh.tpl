@@ -12,6 +12,7 @@
 #define {{PACKAGE_UPPER}}_GEMM_KERNELS_CUH_
 
 #include <cuda_fp16.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <atomic>
@@ -110,8 +111,9 @@ struct GatherRows {
   static constexpr int kChunks = ROWS * kChunksPerRow;
   static constexpr int kIters = (kChunks + THREADS - 1) / THREADS;
   static constexpr bool kKept = kAligned && kIters <= 8;
-  int64_t image[kKept ? kIters : 1];
-  int32_t ih0[kKept ? kIters : 1], iw0[kKept ? kIters : 1];
+  static constexpr size_t kKeptRows = kKept ? static_cast<size_t>(kIters) : 1;
+  int64_t image[kKeptRows];
+  int32_t ih0[kKeptRows], iw0[kKeptRows];
   int64_t m0;
 
   __device__ __forceinline__ void init(const GemmParams& p, int64_t first_row, int tid) {

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   a4eff70e590efb7ff8d53b2881c3570acbbfe434ba9b4cd275d29397a30c4bc4  op conv2d_nhwc_tc
-//   cedd11cde3f7ff395a8bbf280662233cb0a3fa492f7610a33969aa38c71c06fa  template cuda/gemm_kernels.cuh.tpl
+//   a89dd4d13debe6c5ed32a3c864d396e69442abe871ff5c5b7d2e740fc143bd2f  template cuda/gemm_kernels.cuh.tpl
 
 // Device code shared by every kernel of strata_conv2d_nhwc_tc_h100: the cp.async tile loader, the Tensor Core (mma.sync) block
 // kernel, the CUDA-core (FMA) block kernel and the split-K reduction. Each src/kernels/*.cu instantiates one kernel
@@ -20,6 +20,7 @@
 #define STRATA_CONV2D_NHWC_TC_H100_GEMM_KERNELS_CUH_
 
 #include <cuda_fp16.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <atomic>
@@ -118,8 +119,9 @@ struct GatherRows {
   static constexpr int kChunks = ROWS * kChunksPerRow;
   static constexpr int kIters = (kChunks + THREADS - 1) / THREADS;
   static constexpr bool kKept = kAligned && kIters <= 8;
-  int64_t image[kKept ? kIters : 1];
-  int32_t ih0[kKept ? kIters : 1], iw0[kKept ? kIters : 1];
+  static constexpr size_t kKeptRows = kKept ? static_cast<size_t>(kIters) : 1;
+  int64_t image[kKeptRows];
+  int32_t ih0[kKeptRows], iw0[kKeptRows];
   int64_t m0;
 
   __device__ __forceinline__ void init(const GemmParams& p, int64_t first_row, int tid) {

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   0946c6804511b580784fc8764c54348d297c68f55fc8cf2716be8b5580c02768  template cuda/dispatch_calls.h.tpl
+//   a3dd6428dd692996d249c8c06e71a267a1686062dd05a870fc85bcebf9fdc021  template cuda/dispatch_calls.h.tpl
 
 // Part of the dispatcher of strata_hgemm_tc_h100 (included by dispatch.cpp, inside its unnamed namespace): the calls with
 // transposed operands, a fused epilogue and a strided batch. An operand stored the other way round from what the
@@ -275,11 +275,11 @@ strata_hgemm_tc_h100_status launch_call(const Call& c, const Staging& s, const s
   return from_cuda(e);
 }
 
-// Grid sizes a call's launches need: its block tiles, and the transposes' 32 x 32 tiles.
-bool grids_fit(const Call& c, const KernelInfo& k) {
+// Grid sizes a call's launches need: its block tiles, and the staged transposes' 32 x 32 tiles.
+bool grids_fit(const Call& c, const Staging& s, const KernelInfo& k) {
   const int64_t tiles = strata_model::ceil_div(c.M, k.block[0]) * strata_model::ceil_div(c.N, k.block[1]);
-  const int64_t a_tiles = strata_model::ceil_div(c.M, 32) * strata_model::ceil_div(c.K, 32);
-  const int64_t b_tiles = strata_model::ceil_div(c.N, 32) * strata_model::ceil_div(c.K, 32);
+  const int64_t a_tiles = s.copy_a ? strata_model::ceil_div(c.M, 32) * strata_model::ceil_div(c.K, 32) : 0;
+  const int64_t b_tiles = s.copy_b ? strata_model::ceil_div(c.N, 32) * strata_model::ceil_div(c.K, 32) : 0;
   return tiles <= kMaxGridX && a_tiles <= kMaxGridX && b_tiles <= kMaxGridX;
 }
 
@@ -297,7 +297,7 @@ strata_hgemm_tc_h100_status run_call(const Call& c, cudaStream_t stream) {
   plan_call(c, s, &device, &plan, &aligned);
   status = check_device(kKernels[plan.kernel_id], device);
   if (status != STRATA_HGEMM_TC_H100_OK) return status;
-  if (!grids_fit(c, kKernels[plan.kernel_id])) return STRATA_HGEMM_TC_H100_SIZE_OVERFLOW;
+  if (!grids_fit(c, s, kKernels[plan.kernel_id])) return STRATA_HGEMM_TC_H100_SIZE_OVERFLOW;
   if (plan.workspace_bytes == 0) return launch_call(c, s, plan, aligned, device, nullptr, stream);
   // Stream-ordered allocation, as the plain call's. Without room for the partial sums the call runs without
   // split-K; without room for the copies it cannot run.

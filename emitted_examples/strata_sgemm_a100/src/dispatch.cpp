@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   e4ae9d2b4a888806b7ab7e7aea9d7faa0255a8b92554f9ed76e82a05474d5f17  template cuda/dispatch.cpp.tpl
+//   a9d1a69b0bc5aa6721011a8c6bb1b2224b98331aa26fe444d11fffaf736f9206  template cuda/dispatch.cpp.tpl
 
 // The dispatcher of strata_sgemm_a100: argument checks, the cost-model plan for each shape (Tensor Core or CUDA-core
 // kernel, tiles, split-K, grid), the launches on the caller's stream, and CUDA errors turned into statuses.
@@ -165,13 +165,6 @@ bool tensor_map_sizes(int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb)
   return M <= coordinate && N <= coordinate && K <= coordinate && lda < stride && ldb < stride;
 }
 
-// Whether the call's operands let wgmma kernels run on `device` (with K = 0 no tensor map is made).
-bool wgmma_usable(const DeviceFacts& device, int64_t M, int64_t N, int64_t K, const void* A, int64_t lda,
-                  const void* B, int64_t ldb) {
-  return kWgmmaBuilt && device.compute_capability == 90 && tensor_map_sizes(M, N, K, lda, ldb) &&
-         (K == 0 || rows_aligned(A, lda, B, ldb));
-}
-
 // Runs kernel k on `batch` products of p's shape (p's strides apart), in launches of at most kMaxProducts products
 // side by side; under split-K every launch reuses p.partial, in stream order, then reduces its products.
 cudaError_t launch_products(const KernelInfo& k, const GemmParams& p, int splits, bool aligned, int64_t batch,
@@ -199,6 +192,23 @@ cudaError_t launch_products(const KernelInfo& k, const GemmParams& p, int splits
   return e;
 }
 
+// A call with nothing thrown out of it: the header promises that no entry point throws, and a C caller could not
+// catch an exception. The CUDA runtime is a C library and the dispatcher allocates no host memory, so only the C++
+// runtime could throw here; whatever it throws becomes a status.
+template <typename Body>
+strata_sgemm_a100_status guarded(Body body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return STRATA_SGEMM_A100_OUT_OF_MEMORY;
+  } catch (...) {
+    return STRATA_SGEMM_A100_SYSTEM_ERROR;
+  }
+}
+
+#include "dispatch_calls.h"
+
+// A plan the caller made (or forced), run with the caller's workspace: checked against the call, then launched.
 strata_sgemm_a100_status execute(const strata_sgemm_a100_plan_t* plan, int64_t M, int64_t N, int64_t K, float alpha,
                            const void* A, int64_t lda, const void* B, int64_t ldb, float beta, float* C,
                            int64_t ldc, void* workspace, size_t workspace_size, cudaStream_t stream) {
@@ -227,40 +237,11 @@ strata_sgemm_a100_status execute(const strata_sgemm_a100_plan_t* plan, int64_t M
   if (k.wgmma && !tensor_map_sizes(M, N, K, lda, ldb)) return STRATA_SGEMM_A100_SIZE_OVERFLOW;
   if (k.wgmma && K > 0 && !aligned) return STRATA_SGEMM_A100_MISALIGNED;
 
-  GemmParams p{};
-  p.M = M;
-  p.N = N;
-  p.K = K;
-  p.A = A;
-  p.lda = lda;
-  p.B = B;
-  p.ldb = ldb;
-  p.C = C;
-  p.ldc = ldc;
-  p.alpha = alpha;
-  p.beta = beta;
-  p.partial = splits > 1 ? static_cast<float*>(workspace) : nullptr;
-  p.k_per_split = k_per_split;
-  p.m_tiles = m_tiles;
-  p.n_tiles = n_tiles;
-  p.persistent_blocks = static_cast<int64_t>(device.sms) * (k.blocks_per_sm > 0 ? k.blocks_per_sm : 1);
-  return from_cuda(launch_products(k, p, splits, aligned, 1, stream));
+  // The plain call as run_call's launches take it: nothing staged, the caller's workspace for the partial sums.
+  const Call c{ STRATA_SGEMM_A100_NO_TRANS, kNativeTransB, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1,
+               nullptr, 0, 0};
+  return launch_call(c, Staging{}, *plan, aligned, device, static_cast<unsigned char*>(workspace), stream);
 }
-// A call with nothing thrown out of it: the header promises that no entry point throws, and a C caller could not
-// catch an exception. The CUDA runtime is a C library and the dispatcher allocates no host memory, so only the C++
-// runtime could throw here; whatever it throws becomes a status.
-template <typename Body>
-strata_sgemm_a100_status guarded(Body body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return STRATA_SGEMM_A100_OUT_OF_MEMORY;
-  } catch (...) {
-    return STRATA_SGEMM_A100_SYSTEM_ERROR;
-  }
-}
-
-#include "dispatch_calls.h"
 
 }  // namespace
 
@@ -343,29 +324,9 @@ strata_sgemm_a100_status strata_sgemm_a100(int64_t M, int64_t N, int64_t K, floa
                                const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
                                strata_sgemm_a100_stream stream) {
   return guarded([&] {
-    const strata_sgemm_a100_status status = check_args(M, N, K, A, lda, B, ldb, C, ldc);
-    if (status != STRATA_SGEMM_A100_OK || M == 0 || N == 0) return status;
-    DeviceFacts device{};
-    const strata_sgemm_a100_status found = current_device(&device);
-    if (found != STRATA_SGEMM_A100_OK) return found;
-    const bool wgmma = wgmma_usable(device, M, N, K, A, lda, B, ldb);
-    strata_sgemm_a100_plan_t plan;
-    cached_plan(M, N, K, wgmma, &plan);
-    if (plan.workspace_bytes == 0)
-      return execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr, 0, stream);
-    // Stream-ordered allocation: no device-wide synchronisation, and the memory returns to the pool once the
-    // reduction that reads it has run.
-    void* workspace = nullptr;
-    if (cudaMallocAsync(&workspace, plan.workspace_bytes, stream) != cudaSuccess) {
-      (void)cudaGetLastError();
-      plan_best(M, N, K, 1, wgmma, &plan);
-      return execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr, 0, stream);
-    }
-    strata_sgemm_a100_status result =
-        execute(&plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, workspace, plan.workspace_bytes, stream);
-    const cudaError_t freed = cudaFreeAsync(workspace, stream);
-    if (result == STRATA_SGEMM_A100_OK && freed != cudaSuccess) result = from_cuda(freed);
-    return result;
+    return run_call(Call{ STRATA_SGEMM_A100_NO_TRANS, kNativeTransB, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C,
+                         ldc, 0, 1, nullptr, 0, 0},
+                    stream);
   });
 }
 

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   cedd11cde3f7ff395a8bbf280662233cb0a3fa492f7610a33969aa38c71c06fa  template cuda/gemm_kernels.cuh.tpl
+//   a89dd4d13debe6c5ed32a3c864d396e69442abe871ff5c5b7d2e740fc143bd2f  template cuda/gemm_kernels.cuh.tpl
 
 // Device code shared by every kernel of strata_sgemm_a100: the cp.async tile loader, the Tensor Core (mma.sync) block
 // kernel, the CUDA-core (FMA) block kernel and the split-K reduction. Each src/kernels/*.cu instantiates one kernel
@@ -20,6 +20,7 @@
 #define STRATA_SGEMM_A100_GEMM_KERNELS_CUH_
 
 #include <cuda_fp16.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <atomic>
@@ -118,8 +119,9 @@ struct GatherRows {
   static constexpr int kChunks = ROWS * kChunksPerRow;
   static constexpr int kIters = (kChunks + THREADS - 1) / THREADS;
   static constexpr bool kKept = kAligned && kIters <= 8;
-  int64_t image[kKept ? kIters : 1];
-  int32_t ih0[kKept ? kIters : 1], iw0[kKept ? kIters : 1];
+  static constexpr size_t kKeptRows = kKept ? static_cast<size_t>(kIters) : 1;
+  int64_t image[kKeptRows];
+  int32_t ih0[kKeptRows], iw0[kKeptRows];
   int64_t m0;
 
   __device__ __forceinline__ void init(const GemmParams& p, int64_t first_row, int tid) {
