@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   a89dd4d13debe6c5ed32a3c864d396e69442abe871ff5c5b7d2e740fc143bd2f  template cuda/gemm_kernels.cuh.tpl
+//   acb27ca310fcfdf2b782cce22a3be14750e12a74ee7e380296b567c8d78de63a  template cuda/gemm_kernels.cuh.tpl
 
 // Device code shared by every kernel of strata_hgemm_tc_a100: the cp.async tile loader, the Tensor Core (mma.sync) block
 // kernel, the CUDA-core (FMA) block kernel and the split-K reduction. Each src/kernels/*.cu instantiates one kernel
@@ -179,25 +179,38 @@ __device__ __forceinline__ void load_gathered_tile(T* shared, const GemmParams& 
   static_assert(LDS % kElems == 0, "shared-memory rows start on 16-byte boundaries");
   const T* const input = static_cast<const T*>(p.A);
   const ConvParams& g = p.conv;
-  // The input element at column k of a row, or null where A holds a zero there. k < 2^31 (the dispatcher checks K).
-  auto source = [&](int64_t image, int32_t ih0, int32_t iw0, int64_t k) -> const T* {
+  // Column k of A: its filter tap's offsets from a row's top-left input pixel and its channel; k < 2^31 (the
+  // dispatcher checks K). Two divisions, so worked out once per k tile where every chunk of the thread's has the
+  // same column (a whole number of rows' chunks per pass of the threads).
+  struct Column {
+    int32_t dh, dw, channel;
+    bool inside;  // k < k_end
+  };
+  auto column_of = [&](int64_t k) {
     const int32_t column = static_cast<int32_t>(k);
     const int32_t tap = column / g.in_c;
     const int32_t r = tap / g.kernel_w;
-    const int32_t ih = ih0 + r * g.dilation_h;
-    const int32_t iw = iw0 + (tap - r * g.kernel_w) * g.dilation_w;
-    if (image < 0 || k >= k_end || ih < 0 || ih >= g.in_h || iw < 0 || iw >= g.in_w) return nullptr;
-    return input + image + (static_cast<int64_t>(ih) * g.in_w + iw) * g.in_c + (column - tap * g.in_c);
+    return Column{r * g.dilation_h, (tap - r * g.kernel_w) * g.dilation_w, column - tap * g.in_c, k < k_end};
   };
+  // The input element of a row at a column, or null where A holds a zero there.
+  auto source = [&](int64_t image, int32_t ih0, int32_t iw0, const Column& at) -> const T* {
+    const int32_t ih = ih0 + at.dh, iw = iw0 + at.dw;
+    if (image < 0 || !at.inside || ih < 0 || ih >= g.in_h || iw < 0 || iw >= g.in_w) return nullptr;
+    return input + image + (static_cast<int64_t>(ih) * g.in_w + iw) * g.in_c + at.channel;
+  };
+  constexpr bool kOneColumn = THREADS % Rows::kChunksPerRow == 0;
+  const int first_col = (tid % Rows::kChunksPerRow) * kElems;
+  Column shared_column{};
+  if constexpr (kAligned && kOneColumn) shared_column = column_of(k0 + first_col);
   auto copy_chunk = [&](int i) {
     const int chunk = tid + i * THREADS;
-    const int col = (chunk % Rows::kChunksPerRow) * kElems;
+    const int col = kOneColumn ? first_col : (chunk % Rows::kChunksPerRow) * kElems;
     T* const dst = shared + (chunk / Rows::kChunksPerRow) * LDS + col;
     int64_t image;
     int32_t ih0, iw0;
     rows.row(p, i, tid, &image, &ih0, &iw0);
     if constexpr (kAligned) {
-      const T* const src = source(image, ih0, iw0, k0 + col);
+      const T* const src = source(image, ih0, iw0, kOneColumn ? shared_column : column_of(k0 + col));
       // With nothing to read, point at the input's first element (the call has one) and copy no byte of it.
       cp_async_16(dst, src != nullptr ? src : input, src != nullptr ? kChunkBytes : 0);
     } else {
@@ -207,7 +220,7 @@ __device__ __forceinline__ void load_gathered_tile(T* shared, const GemmParams& 
       } v;
 #pragma unroll
       for (int e = 0; e < kElems; ++e) {
-        const T* const src = source(image, ih0, iw0, k0 + col + e);
+        const T* const src = source(image, ih0, iw0, column_of(k0 + col + e));
         v.elem[e] = src != nullptr ? *src : T(0);
       }
       *reinterpret_cast<uint4*>(dst) = v.chunk;
