@@ -27,7 +27,8 @@ ship it, in source or binary form, without keeping a notice.
 | `src/epilogue.cuh` | how every kernel finishes C: alpha and beta, the fused epilogue, a batch's products |
 | `src/kernels/` | one file per kernel (its tiles); `splitk_reduce.cu` sums split-K partials, `transpose.cu` transposes operands |
 | `src/cost_model.h` | the performance model the dispatcher plans with (the generator ranks with the same file) |
-| `test/selftest.cpp`, `test/selftest_calls.h` | a self-test against a double-precision host reference |
+{{#CONV}}| `src/dispatch_conv.h` | the convolutions: their checks, their implicit GEMM, the conv2d entry points |
+{{/CONV}}| `test/selftest.cpp`, `test/selftest_calls.h`{{#CONV}}, `test/selftest_conv.h`{{/CONV}} | a self-test against a double-precision host reference |
 | `bench/bench.cpp` | a benchmark against cuBLAS that prints CSV |
 | `manifest.yaml` | everything Strata decided when it generated this package, and why |
 | `inputs/` | the architecture descriptor and operator spec it was generated from, verbatim |
@@ -152,7 +153,19 @@ that keep every row of A and B on a 16-byte boundary (and 16-byte aligned base p
 take the fast path, whole-chunk cp.async copies; any other leading dimension or K works through an element-wise
 copy that is slower.
 
-## How it chooses
+{{#CONV}}### Convolution
+
+`{{PACKAGE}}_conv2d(&conv, alpha, input, filter, beta, output, stream)` computes a 2-D convolution, NHWC input
+({{A_TYPE_TEXT}}) and output (float), filter {{FILTER_LAYOUT}} ({{B_TYPE_TEXT}}), one group, every size, stride,
+padding and dilation given in `conv` per call. {{CONV_FACTS}} It is the implicit GEMM M = batch out_h out_w,
+N = out_c, K = kernel_h kernel_w in_c on this package's kernels, each of which has a variant that gathers A from the
+input while its cp.async pipeline copies it to shared memory: one filter tap's channels at a time, 16 bytes per copy
+where in_c is a multiple of {{CHUNK_ELEMENTS}} and the input starts on a 16-byte boundary (else element by element),
+zeros for the padding, and no im2col buffer. `{{PACKAGE}}_conv2d_epilogue` adds the epilogue (a bias per output
+channel, a residual image), `{{PACKAGE}}_conv2d_output_size` and `{{PACKAGE}}_conv2d_plan` check and plan without a
+GPU.
+
+{{/CONV}}## How it chooses
 
 Levels (Helix, Table 2): level 0 is a warp's tile, level 1 a thread block's tile in shared memory, filled by a
 multi-stage cp.async pipeline, level 2 the grid over the {{SMS}} SMs, in waves. For each call the dispatcher
