@@ -340,11 +340,12 @@ int main() {
         if (id < 0 && split != 1) continue;
         const float alpha = alphas[variant % 2];
         const float beta = betas[(variant / 2) % 2];
-        // Leading dimensions padded to 16-byte rows (the cp.async path), and every third case one element
-        // longer than the row, which breaks the alignment (the element-wise path).
+        // Leading dimensions padded to 16-byte rows (the cp.async path), and every third case one or two
+        // elements longer than the row, which breaks the alignment (copies of 8 or 4 bytes where the rows allow,
+        // else element by element).
         const bool unaligned = variant % 3 == 2;
-        const int64_t a_pad = unaligned ? 1 : (8 - s.K % 8) % 8;
-        const int64_t b_pad = unaligned ? 1 : (8 - (kBRowMajor ? s.N : s.K) % 8) % 8;
+        const int64_t a_pad = unaligned ? 1 + variant % 2 : (8 - s.K % 8) % 8;
+        const int64_t b_pad = unaligned ? 1 + variant % 2 : (8 - (kBRowMajor ? s.N : s.K) % 8) % 8;
         run_case(s, Mode{id, split}, a_pad, b_pad, alpha, beta, rng);
         ++variant;
       }

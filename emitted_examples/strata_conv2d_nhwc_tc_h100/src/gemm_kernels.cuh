@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   a4eff70e590efb7ff8d53b2881c3570acbbfe434ba9b4cd275d29397a30c4bc4  op conv2d_nhwc_tc
-//   acb27ca310fcfdf2b782cce22a3be14750e12a74ee7e380296b567c8d78de63a  template cuda/gemm_kernels.cuh.tpl
+//   8cf3bb585bb48a7ba939a4eec47033424340d49a088d45f73028dc592ec3fb76  template cuda/gemm_kernels.cuh.tpl
 
 // Device code shared by every kernel of strata_conv2d_nhwc_tc_h100: the cp.async tile loader, the Tensor Core (mma.sync) block
 // kernel, the CUDA-core (FMA) block kernel and the split-K reduction. Each src/kernels/*.cu instantiates one kernel
@@ -49,6 +49,24 @@ __device__ __forceinline__ void cp_async_16(void* shared, const void* global, in
                : "memory");
 }
 
+// Copies kBytes (4 or 8) from global to shared memory asynchronously; both addresses aligned to kBytes. cp.async
+// takes these sizes through L1 (.ca) only.
+template <int kBytes>
+__device__ __forceinline__ void cp_async_small(void* shared, const void* global) {
+  static_assert(kBytes == 4 || kBytes == 8, "cp.async.ca copies 4, 8 or 16 bytes");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(shared_address(shared)),
+               "l"(__cvta_generic_to_global(global)), "n"(kBytes)
+               : "memory");
+}
+
+// A whole 16-byte chunk from a source aligned to kBytes only, in kBytes pieces.
+template <int kBytes>
+__device__ __forceinline__ void cp_async_pieces(void* shared, const void* global) {
+#pragma unroll
+  for (int b = 0; b < kChunkBytes; b += kBytes)
+    cp_async_small<kBytes>(static_cast<char*>(shared) + b, static_cast<const char*>(global) + b);
+}
+
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 
 // Waits until at most `kPending` of this thread's committed groups are still in flight.
@@ -62,8 +80,10 @@ __device__ __forceinline__ void cp_async_wait() {
 // the tile's origin, and possibly zero or negative) are zero-filled: the reduction over k then adds zeros, and
 // rows past the edge of C produce values that are never stored.
 // kAligned: every global row starts on a 16-byte boundary, so whole chunks go through cp.async. Otherwise (a
-// leading dimension or K that breaks the alignment) each element is read on its own and the chunk is stored to
-// shared memory directly; the pipeline's __syncthreads() publishes both kinds of store alike.
+// leading dimension or K that breaks the alignment) a whole chunk whose source is 8- or 4-byte aligned (an fp32
+// row always is, an fp16 row of even length too) goes through cp.async in 8- or 4-byte pieces, so the copy stays
+// asynchronous; the rest, a row's last partial chunk or an fp16 source on an odd element, is read element by element
+// and stored to shared memory directly. The pipeline's wait and __syncthreads() publish both kinds of store alike.
 template <typename T, int ROWS, int COLS, int LDS, int THREADS, bool kAligned>
 __device__ __forceinline__ void load_tile(T* shared, const T* global, int64_t ld, int64_t rows, int64_t cols,
                                           int tid) {
@@ -82,6 +102,10 @@ __device__ __forceinline__ void load_tile(T* shared, const T* global, int64_t ld
     const T* src = valid > 0 ? global + r * ld + c : global;
     if constexpr (kAligned) {
       cp_async_16(dst, src, static_cast<int>(valid) * static_cast<int>(sizeof(T)));
+    } else if (valid == kElems && reinterpret_cast<uintptr_t>(src) % 8 == 0) {
+      cp_async_pieces<8>(dst, src);
+    } else if (valid == kElems && reinterpret_cast<uintptr_t>(src) % 4 == 0) {
+      cp_async_pieces<4>(dst, src);
     } else {
       union {
         uint4 chunk;

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   36c12cc7ddf56f0b4b848ddc3d4dbce1bda5a95a1b5c40de12e1f51219a906ad  arch h100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   4b50122b460862099737b2a5618f700adbd0ae73437fd47a992d93dcbe047b62  template cuda/selftest.cpp.tpl
+//   a420e4791b7f80dae71dd6b57ca5ac771eb2208dd06b52df4927db1ed0553e4c  template cuda/selftest.cpp.tpl
 
 // Self-test of strata_hgemm_tc_h100: argument checks, plans and the version (no GPU needed), then every kernel, forced by
 // id, with and without split-K, and the dispatcher, against a double-precision host reference on edge-case shapes:
@@ -346,11 +346,12 @@ int main() {
         if (id < 0 && split != 1) continue;
         const float alpha = alphas[variant % 2];
         const float beta = betas[(variant / 2) % 2];
-        // Leading dimensions padded to 16-byte rows (the cp.async path), and every third case one element
-        // longer than the row, which breaks the alignment (the element-wise path).
+        // Leading dimensions padded to 16-byte rows (the cp.async path), and every third case one or two
+        // elements longer than the row, which breaks the alignment (copies of 8 or 4 bytes where the rows allow,
+        // else element by element).
         const bool unaligned = variant % 3 == 2;
-        const int64_t a_pad = unaligned ? 1 : (8 - s.K % 8) % 8;
-        const int64_t b_pad = unaligned ? 1 : (8 - (kBRowMajor ? s.N : s.K) % 8) % 8;
+        const int64_t a_pad = unaligned ? 1 + variant % 2 : (8 - s.K % 8) % 8;
+        const int64_t b_pad = unaligned ? 1 + variant % 2 : (8 - (kBRowMajor ? s.N : s.K) % 8) % 8;
         run_case(s, Mode{id, split}, a_pad, b_pad, alpha, beta, rng);
         ++variant;
       }
