@@ -23,7 +23,8 @@ ship it, in source or binary form, without keeping a notice.
 | `src/dispatch.cpp` | argument checks, launches, CUDA errors as statuses, the C API |
 | `src/dispatch_plans.h` | the model's parameters, the kernel table, and the planner with its plan cache |
 | `src/dispatch_calls.h` | the calls with transposes, an epilogue or a batch: their checks, copies and plan |
-| `src/gemm_kernels.cuh` | the device code: cp.async pipeline, Tensor Core and CUDA-core block kernels |
+| `src/gemm_kernels.cuh` | the device code: the cp.async pipeline's Tensor Core and CUDA-core block kernels |
+| `src/tile_loads.cuh` | how those kernels copy tiles to shared memory{{#CONV}}, a convolution's gathered from its input{{/CONV}} |
 | `src/epilogue.cuh` | how every kernel finishes C: alpha and beta, the fused epilogue, a batch's products |
 | `src/kernels/` | one file per kernel (its tiles); `splitk_reduce.cu` sums split-K partials, `transpose.cu` transposes operands |
 | `src/cost_model.h` | the performance model the dispatcher plans with (the generator ranks with the same file) |
