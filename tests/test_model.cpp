@@ -150,6 +150,49 @@ TEST_CASE("a profiled level 1 replaces the modelled level 1 and carries its own 
   CHECK(shared.level[2].exec_s == Approx((100 + 3 * (10.0 / 3 + 20 + 70)) * 1e-9));
 }
 
+TEST_CASE("a partial tile costs its share of a full one, in register tiles", "[model]") {
+  Machine m = toy_machine();
+  // A 2x2x1 register tile's k step takes 8 ns at the peak; an FMA's latency of 6.4 ns makes a partial register tile
+  // cost at least 0.8 of a full one.
+  m.fma_latency_s = 6.4e-9;
+  Tiling t = toy_tiling();
+  t.l1 = {10e-9, 20e-9, 70e-9};  // the full 4x2x4 block of 2x2x1 register tiles, as above
+  // 6x2x4: a full block and one of 2 rows, half of one: the problem level's 1.5 iterations cost
+  // 100 + 0.5 * 100 + 100 = 250 ns, where padded blocks would cost 300.
+  const int64_t six[3] = {6, 2, 4};
+  CHECK(estimate(m, t, six).level[2].exec_s == Approx(250e-9));
+  CHECK(estimate_padded(m, t, six).level[2].exec_s == Approx(300e-9));
+  // 5x2x4: the second block's one row is a partial register tile at 0.8 of a full one: 1.4 iterations.
+  const int64_t five[3] = {5, 2, 4};
+  CHECK(estimate(m, t, five).level[2].exec_s == Approx(240e-9));
+  // A block clamped to 3 rows runs a full register tile and a partial one: its tiles cost 1.8 of the block's 2,
+  // packing A its 3 rows of 4.
+  const int64_t three[3] = {3, 2, 4};
+  CHECK(estimate(m, t, three).level[1].exec_s == Approx((7.5 + 20 + 63) * 1e-9));
+}
+
+TEST_CASE("a partial sub-tile lengthens the last wave only where it runs alone in it", "[model]") {
+  LevelParams p{0, 1e9, 2, {kParallel, kParallel, kReduction}, false};
+  const Machine m = toy_machine();
+  const EdgeRule rows{{1, 1, 1}, 0.0};
+  const int64_t sub[3] = {4, 2, 4};
+  // 9 rows over 4-row sub-tiles on 2 units: 4, 4 and 1 rows; the 1-row one runs alone in the second wave.
+  const int64_t nine[3] = {9, 2, 4}, thirteen[3] = {13, 2, 4};
+  const LevelCost alone = level_cost(m, p, nine, sub, 1e-6, false, true, &rows);
+  CHECK(alone.waves == 2);
+  CHECK(alone.exec_s == Approx(1.25 * alone.temporal_s));
+  // 13 rows: 4, 4, 4 and 1; the second wave runs a full sub-tile beside the partial one.
+  const LevelCost beside = level_cost(m, p, thirteen, sub, 1e-6, false, true, &rows);
+  CHECK(beside.exec_s == Approx(2.0 * beside.temporal_s));
+  // One unit runs them one after another: 3.25 sub-tiles.
+  p.parallel_units = 1;
+  const LevelCost one = level_cost(m, p, thirteen, sub, 1e-6, false, true, &rows);
+  CHECK(one.exec_s == Approx(3.25 * one.temporal_s));
+  // Without an edge rule, Eq. 6 as the padded model reads it: whole waves.
+  const LevelCost whole = level_cost(m, p, thirteen, sub, 1e-6, false, true);
+  CHECK(whole.exec_s == Approx(4.0 * whole.temporal_s));
+}
+
 TEST_CASE("more K is never cheaper and more parallel units are never slower", "[model]") {
   const strata::Arch arch = strata::load_arch(strata::test::source_path("archs/zen4-avx512.yaml"));
   const strata::Op op = strata::load_op(strata::test::source_path("ops/sgemm.yaml"));
