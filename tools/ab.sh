@@ -2,8 +2,9 @@
 # Interleaved A/B timing of the package a git revision generates for this host (A) against the one the working tree
 # generates (B), from the same descriptor and profile records, with their calls alternating in one process
 # (tools/ab/ab.cpp), so that both see the same machine: on a shared machine, runs minutes apart differ by more than
-# most changes. Where the revision's generator/ matches the working tree's, A is the working tree's generator over
-# the revision's templates; else the revision's own generator is built (build/ab/gen_a, from a git worktree).
+# most changes. Where the revision's generator sources (generator/, and the model and planner headers it compiles
+# from templates/) match the working tree's, A is the working tree's generator over the revision's templates; else
+# the revision's own generator is built (build/ab/gen_a, from a git worktree).
 #
 # Usage: tools/ab.sh REV [--arch FILE] [--profile FILE | --no-profile] [--threads T] [--rounds R] M,N,K ...
 #   e.g. tools/ab.sh HEAD~1 --threads 1 2048,2048,2048 16,768,3072
@@ -35,7 +36,10 @@ git rev-parse --verify --quiet "$rev^{commit}" >/dev/null || { echo "ab.sh: not 
 work=build/ab
 rm -rf "$work/a" "$work/pkg_a" "$work/pkg_b" "$work/build_a" "$work/build_b"
 mkdir -p "$work/a/bin" "$work/a/share/strata"
-if git diff --quiet "$rev" -- generator CMakeLists.txt; then
+# The generator compiles some of templates/ too (the model and the CPU planner it prices the selection with), so
+# those count as generator sources.
+if git diff --quiet "$rev" -- generator CMakeLists.txt templates/cost_model.h templates/cuda/gpu_model.h \
+  templates/cpu/runtime templates/cpu/kit/device_info.h; then
   # The generator looks for templates next to its binary first (share/strata/templates), so a copy of it beside
   # the revision's templates renders those.
   cp build/strata "$work/a/bin/strata"
