@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   f8663158d04608d4dd85f3a4e76a24db9d43afba27ac169e8f381ab496473554  template cost_model.h
+//   f9e08e08036fdd542144afdea9bf084fe1da39e5c3a39951648b271f3afbdcc3  template cost_model.h
 
 // Strata's performance model (Helix, SC'25, §5.2, Eqs. 1-8), header-only and dependency-free.
 //
@@ -52,15 +52,21 @@
 // the model would charge the level above for it: packing its A and B panels from where they live (the memory of
 // the level above) and reading and writing its C. So the level above pays no load or store for such a sub-tile,
 // only its execution, and the measurement comes in three parts that scale differently when the problem clamps the
-// tile: packing A with the tile's m x k, packing B with its k x n, the register tiles with its m x n x k (never
-// below the FMA latency chain of each register tile's k steps).
+// tile: packing A with the tile's m x k, packing B with its k x n, the register tiles with its m x n x k counted in
+// whole register tiles (never below the FMA latency chain of each register tile's k steps).
 // The whole call: T_runtime = T_launch + T_exec(problem level)                        (Eq. 8)
 //
 // Edges. estimate_padded() is Helix's model as printed: partial tiles cost as much as full ones. estimate()
 // clamps every level's tile to the problem's extent (a tile never exceeds the one above it), because Strata's
 // kernels do no padding work: edge tiles run exact-size instantiations, and a profiled level-0 time is scaled by
-// the fraction of the register tile in use, but never below the FMA latency chain of its k steps. The dispatcher uses
-// estimate(); the generator's dynamic programme, which ranks tiles independently of any shape, uses the padded form.
+// the fraction of the register tile in use, but never below the FMA latency chain of its k steps. For the same
+// reason estimate() charges a level's last, partial sub-tile along an axis its share of a full one, counted in
+// register tiles, a partial register tile at least the FMA latency chain of its k steps (see EdgeRule): a temporal
+// loop runs it as a shorter iteration, and a parallel loop's busiest unit runs it in its last wave only where no
+// other unit has a full sub-tile in that wave (see wave_count). Charged as a full sub-tile, a 1000-row problem over
+// 640-row tiles costs 1280 rows, which ranked kernels with large blocks last on the shapes they run fastest
+// (docs/perf/2026-12-02-zen5-edges/). The dispatcher uses estimate(); the generator's dynamic programme, which ranks
+// tiles independently of any shape, uses the padded form.
 #ifndef STRATA_COST_MODEL_H_
 #define STRATA_COST_MODEL_H_
 
@@ -130,23 +136,70 @@ inline double output_bytes(const Machine& m, const int64_t t[kAxes]) {
 
 inline double transfer_s(const LevelParams& p, double bytes) { return p.latency_s + bytes / p.bandwidth_Bps; }
 
+// The waves a parallel loop of n_parallel sub-tiles takes on `units` units (Eq. 6, as a ceiling). exact_edges (see
+// "Edges" above): the sub-tiles are dealt to the units in turn, the partial one (edge_share of a full one, the
+// product of each parallel axis's share of its last sub-tile) last, so it lengthens the last wave alone only where
+// it is the only sub-tile of that wave; with one unit every sub-tile is a wave of its own and `parallel_share` (the
+// sub-tiles counted by their shares) is the time.
+inline double wave_count(int64_t n_parallel, int64_t units, double parallel_share, double edge_share,
+                         bool exact_edges) {
+  const int64_t waves = count_of(n_parallel, units);
+  if (!exact_edges || waves <= 1) return static_cast<double>(waves);
+  if (units <= 1) return parallel_share;
+  return n_parallel % units == 1 ? static_cast<double>(waves - 1) + edge_share : static_cast<double>(waves);
+}
+
+// How estimate() charges partial tiles (see "Edges" above): in register tiles of `granule` rows and columns, a
+// partial register tile at least `least_share` of a full one, the FMA latency chain of a k step over a full tile's
+// k step (its few accumulators wait on each other).
+struct EdgeRule {
+  int64_t granule[kAxes];
+  double least_share;
+};
+
+// The extent that a tile `extent` long of a `full` one costs (see EdgeRule).
+inline double edge_extent(int64_t extent, int64_t full, int64_t granule, double least_share) {
+  if (extent >= full) return static_cast<double>(full);
+  if (granule <= 1) return static_cast<double>(extent);
+  const int64_t whole = extent / granule * granule, part = extent - whole;
+  const double least = least_share * static_cast<double>(granule);
+  const double cost = static_cast<double>(whole) + (part == 0                           ? 0.0
+                                                    : static_cast<double>(part) > least ? static_cast<double>(part)
+                                                                                        : least);
+  return cost < static_cast<double>(full) ? cost : static_cast<double>(full);
+}
+
 // Eq. 5 to 7 for a tile made of sub-tiles whose execution time is sub_exec_s. sub_in_registers: the sub-tile is
 // a register tile, which keeps its partial sums in registers across k. sub_measured: sub_exec_s is a profiled
-// level-1 time, which already moved the sub-tile's inputs and outputs (see above).
+// level-1 time, which already moved the sub-tile's inputs and outputs (see above). edges, where not null: a partial
+// sub-tile costs its share of a full one (see "Edges" above); the counts in the result stay whole.
 inline LevelCost level_cost(const Machine& m, const LevelParams& p, const int64_t tile[kAxes],
                             const int64_t sub[kAxes], double sub_exec_s, bool sub_in_registers,
-                            bool sub_measured = false) {
+                            bool sub_measured = false, const EdgeRule* edges = nullptr) {
+  const bool exact_edges = edges != nullptr;
   LevelCost c{};
   c.n_temporal = 1;
   c.n_parallel = 1;
   int64_t n[kAxes];
+  // The sub-tiles counted by their shares of a full one (exact_edges), per loop kind, and the last parallel one's.
+  double temporal_share = 1.0, parallel_share = 1.0, edge_share = 1.0;
   for (int a = 0; a < kAxes; ++a) {
     n[a] = count_of(tile[a], sub[a]);
-    if (p.loop[a] == kParallel)
+    const double share = n[a] == 1 || !exact_edges
+                             ? static_cast<double>(n[a])
+                             : static_cast<double>(n[a] - 1) + edge_extent(tile[a] - (n[a] - 1) * sub[a], sub[a],
+                                                                           edges->granule[a], edges->least_share) /
+                                                                   static_cast<double>(sub[a]);
+    if (p.loop[a] == kParallel) {
       c.n_parallel = saturating_product(c.n_parallel, n[a]);
-    else
+      parallel_share *= share;
+      edge_share *= share - static_cast<double>(n[a] - 1);
+    } else {
       c.n_temporal = saturating_product(c.n_temporal, n[a]);
+      temporal_share *= share;
+    }
   }
+  const double iterations = exact_edges ? temporal_share : static_cast<double>(c.n_temporal);
   double bytes = input_bytes(m, sub);
   const int64_t n_k = n[2];
   if (!sub_in_registers && n_k > 1)
@@ -158,7 +211,7 @@ inline LevelCost level_cost(const Machine& m, const LevelParams& p, const int64_
                                  : transfer_s(p, output_bytes(m, sub));
   c.compute_s = sub_exec_s;
   const double per_iteration_s = p.serial_load ? step_s + c.compute_s : (step_s > c.compute_s ? step_s : c.compute_s);
-  c.temporal_s = c.load_s + static_cast<double>(c.n_temporal - 1) * per_iteration_s + c.compute_s + c.store_s;
+  c.temporal_s = c.load_s + (iterations - 1.0) * per_iteration_s + c.compute_s + c.store_s;
   // Register sub-tiles drain their accumulators one after another: every output sub-tile of this tile pays a
   // store, not just the last (the micro-kernel's epilogue does not overlap the next call's FMAs).
   if (sub_in_registers) {
@@ -168,7 +221,7 @@ inline LevelCost level_cost(const Machine& m, const LevelParams& p, const int64_
     c.temporal_s += static_cast<double>(outputs - 1) * c.store_s;
   }
   c.waves = count_of(c.n_parallel, p.parallel_units);
-  c.exec_s = static_cast<double>(c.waves) * c.temporal_s;
+  c.exec_s = wave_count(c.n_parallel, p.parallel_units, parallel_share, edge_share, exact_edges) * c.temporal_s;
   return c;
 }
 
@@ -225,20 +278,22 @@ inline LevelCost measured_cost(double exec_s) {
 // parameters), from the tiles and its sub-tiles' execution time. l1_s > 0: the measured time of the level-1 tile as
 // given (already scaled to its extent), replacing the model there.
 inline LevelCost level_at(const Machine& m, const LevelParams& p, int l, const int64_t tiles[kMaxLevels][kAxes],
-                          const int64_t shape[kAxes], double l1_s, double sub_exec_s) {
+                          const int64_t shape[kAxes], double l1_s, double sub_exec_s,
+                          const EdgeRule* edges = nullptr) {
   const bool l1_measured = l1_s > 0 && m.num_levels > 1;
   if (l == 1 && l1_measured) return measured_cost(l1_s);
   return level_cost(m, p, l == m.num_levels ? shape : tiles[l], tiles[l - 1], sub_exec_s, l == 1,
-                    l == 2 && l1_measured);
+                    l == 2 && l1_measured, edges);
 }
 
 // Eq. 8 over the given tiles (t.tile[num_levels] is ignored); shape must be non-empty. l1_s: see level_at().
 inline Estimate estimate_tiles(const Machine& m, const int64_t tiles[kMaxLevels][kAxes], double l0_s,
-                               const int64_t shape[kAxes], double l1_s = 0.0) {
+                               const int64_t shape[kAxes], double l1_s = 0.0, const EdgeRule* edges = nullptr) {
   Estimate e{};
   e.level[0] = level0_cost(m, tiles[0], l0_s);
   for (int l = 1; l <= m.num_levels; ++l)
-    e.level[l] = level_at(m, l < m.num_levels ? m.level[l] : m.problem, l, tiles, shape, l1_s, e.level[l - 1].exec_s);
+    e.level[l] =
+        level_at(m, l < m.num_levels ? m.level[l] : m.problem, l, tiles, shape, l1_s, e.level[l - 1].exec_s, edges);
   e.total_s = m.launch_s + e.level[m.num_levels].exec_s;
   return e;
 }
@@ -246,14 +301,18 @@ inline Estimate estimate_tiles(const Machine& m, const int64_t tiles[kMaxLevels]
 // The measured time of a level-1 tile clamped from full[] to extent[] (see "A profiled level 1" above); mr and nr
 // are the register tile's rows and columns. A packed block serves several level-1 tiles, and each of them is
 // charged its share: an A block every tile of its rows along N (a_uses; the CPU dispatcher keeps packed A blocks
-// for the level-2 tiles to the right), a B block every tile of its column in a level-2 tile (b_uses).
+// for the level-2 tiles to the right), a B block every tile of its column in a level-2 tile (b_uses). Both count
+// the tiles by their shares of a full one, as estimate() does (see "Edges" above), so that each block is charged
+// once in all.
 inline double level1_seconds(const Machine& m, const Level1Measured& l1, const int64_t full[kAxes],
-                             const int64_t extent[kAxes], int64_t mr, int64_t nr, int64_t a_uses, int64_t b_uses) {
+                             const int64_t extent[kAxes], int64_t mr, int64_t nr, double a_uses, double b_uses,
+                             double least_share) {
   const auto d = [](int64_t x) { return static_cast<double>(x); };
-  const double pack_a = l1.pack_a_s * d(extent[0]) * d(extent[2]) / (d(full[0]) * d(full[2]) * d(a_uses));
-  const double pack_b = l1.pack_b_s * d(extent[2]) * d(extent[1]) / (d(full[2]) * d(full[1]) * d(b_uses));
-  const double tiles =
-      l1.tiles_s * d(extent[0]) * d(extent[1]) * d(extent[2]) / (d(full[0]) * d(full[1]) * d(full[2]));
+  const double pack_a = l1.pack_a_s * d(extent[0]) * d(extent[2]) / (d(full[0]) * d(full[2]) * a_uses);
+  const double pack_b = l1.pack_b_s * d(extent[2]) * d(extent[1]) / (d(full[2]) * d(full[1]) * b_uses);
+  const double tiles = l1.tiles_s * edge_extent(extent[0], full[0], mr, least_share) *
+                       edge_extent(extent[1], full[1], nr, least_share) * d(extent[2]) /
+                       (d(full[0]) * d(full[1]) * d(full[2]));
   const double chains = d(ceil_div(extent[0], mr)) * d(ceil_div(extent[1], nr)) * d(extent[2]) * m.fma_latency_s;
   return pack_a + pack_b + (tiles > chains ? tiles : chains);
 }
@@ -276,6 +335,7 @@ struct Clamped {
   int64_t tile[kMaxLevels][kAxes];
   double l0_s;  // > 0: the profiled level-0 time, scaled
   double l1_s;  // > 0: the profiled level-1 time, scaled
+  EdgeRule edges;
 };
 
 inline Clamped clamp(const Machine& m, const Tiling& t, const int64_t shape[kAxes]) {
@@ -294,11 +354,24 @@ inline Clamped clamp(const Machine& m, const Tiling& t, const int64_t shape[kAxe
     const double chain_s = static_cast<double>(c.tile[0][2]) * m.fma_latency_s;
     if (c.l0_s < chain_s) c.l0_s = chain_s;
   }
+  // A full register tile's k step, measured or at the peak, against the FMA latency (see EdgeRule).
+  const double ku = static_cast<double>(t.tile[0][2]);
+  const double step_s = t.l0_measured_s > 0 ? t.l0_measured_s / ku
+                                            : 2.0 * static_cast<double>(t.tile[0][0] * t.tile[0][1]) / m.unit_flops;
+  const double least = step_s > 0 ? m.fma_latency_s / step_s : 1.0;
+  c.edges.granule[0] = t.tile[0][0];
+  c.edges.granule[1] = t.tile[0][1];
+  c.edges.granule[2] = 1;
+  c.edges.least_share = least < 1.0 ? least : 1.0;
   c.l1_s = 0.0;
   if (measured(t.l1) && m.num_levels > 1) {
-    const int64_t a_uses = ceil_div(shape[1], c.tile[1][1]);
-    const int64_t b_uses = m.num_levels > 2 ? ceil_div(c.tile[2][0], c.tile[1][0]) : 1;
-    c.l1_s = level1_seconds(m, t.l1, t.tile[1], c.tile[1], t.tile[0][0], t.tile[0][1], a_uses, b_uses);
+    const auto share = [](int64_t extent, int64_t tile) {
+      return static_cast<double>(extent) / static_cast<double>(tile);
+    };
+    const double a_uses = share(shape[1], c.tile[1][1]);
+    const double b_uses = m.num_levels > 2 ? share(c.tile[2][0], c.tile[1][0]) : 1.0;
+    c.l1_s = level1_seconds(m, t.l1, t.tile[1], c.tile[1], t.tile[0][0], t.tile[0][1], a_uses, b_uses,
+                            c.edges.least_share);
   }
   return c;
 }
@@ -311,7 +384,7 @@ inline Estimate estimate(const Machine& m, const Tiling& t, const int64_t shape[
     return e;
   }
   const Clamped c = clamp(m, t, shape);
-  return estimate_tiles(m, c.tile, c.l0_s, shape, c.l1_s);
+  return estimate_tiles(m, c.tile, c.l0_s, shape, c.l1_s, &c.edges);
 }
 
 // estimate()'s total for each of `count` parallel-unit counts of tiled level `level` (units[i]), into total_s[i]. The
@@ -326,14 +399,15 @@ inline void estimate_units(const Machine& m, const Tiling& t, const int64_t shap
   const Clamped c = clamp(m, t, shape);
   const int first = level > 1 ? level : 1;  // level 0's cost does not involve its units
   double below_s = level0_cost(m, c.tile[0], c.l0_s).exec_s;
-  for (int l = 1; l < first; ++l) below_s = level_at(m, m.level[l], l, c.tile, shape, c.l1_s, below_s).exec_s;
+  for (int l = 1; l < first; ++l)
+    below_s = level_at(m, m.level[l], l, c.tile, shape, c.l1_s, below_s, &c.edges).exec_s;
   LevelParams varied = m.level[level];
   for (int i = 0; i < count; ++i) {
     varied.parallel_units = units[i];
     double exec_s = below_s;
     for (int l = first; l <= m.num_levels; ++l) {
       const LevelParams& p = l == level ? varied : l < m.num_levels ? m.level[l] : m.problem;
-      exec_s = level_at(m, p, l, c.tile, shape, c.l1_s, exec_s).exec_s;
+      exec_s = level_at(m, p, l, c.tile, shape, c.l1_s, exec_s, &c.edges).exec_s;
     }
     total_s[i] = m.launch_s + exec_s;
   }

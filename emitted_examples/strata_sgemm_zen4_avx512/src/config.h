@@ -98,18 +98,6 @@ void ukernel_avx512_1x224_k1_pack_a_transposed(const float* a, int64_t lda, int6
 void ukernel_avx512_1x224_k1_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
 void ukernel_avx512_1x224_k1_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
 void ukernel_avx512_1x224_k1_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
-void ukernel_avx512_8x48_k4_packed(const TileArgs& args);
-void ukernel_avx512_8x48_k4_streamed(const TileArgs& args);
-void ukernel_avx512_8x48_k4_direct(const TileArgs& args);
-void ukernel_avx512_8x48_k4_row_streams(const TileArgs& args);
-void ukernel_avx512_8x48_k4_wide_rows(const TileArgs& args);
-void ukernel_avx512_8x48_k4_dots(const TileArgs& args);
-void ukernel_avx512_8x48_k4_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
-void ukernel_avx512_8x48_k4_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
-void ukernel_avx512_8x48_k4_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
-void ukernel_avx512_8x48_k4_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
-void ukernel_avx512_8x48_k4_copy_transposed(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst);
-void ukernel_avx512_8x48_k4_post(const PostOps& post, float* c, int64_t rows, int64_t cols);
 void ukernel_avx512_9x48_k8_packed(const TileArgs& args);
 void ukernel_avx512_9x48_k8_streamed(const TileArgs& args);
 void ukernel_avx512_9x48_k8_direct(const TileArgs& args);
