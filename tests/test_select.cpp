@@ -54,6 +54,28 @@ TEST_CASE("selection is compact, deterministic and made of valid chains", "[sele
   CHECK(a.geomean_vs_unrestricted >= 1.0);
 }
 
+TEST_CASE("a CPU package keeps blocking variants of its register tiles at a tenth of the gain", "[select]") {
+  const Arch arch = load_arch(source_path("archs/x86-avx2.yaml"));
+  const Op op = load_op(source_path("ops/sgemm.yaml"));
+  const auto sieve = run_sieve(arch, op).at(0);
+  const auto machine = make_machine(arch, op, sieve);
+  const auto records = load_records(source_path("emitted_examples/strata_sgemm_x86_avx2/profile_records.yaml"));
+  const auto level0 = level0_seconds_from(arch, op, sieve, records);
+  SelectOptions options = select_options_for(arch, op, sieve, machine);
+  // A gain no new register tile reaches after the first (with these records): what joins it are blocking variants
+  // of the tile in the set, each worth a tenth of that.
+  options.min_gain = 0.05;
+  options.variant_gain = 0.005;
+  const Selection s = select_kernels(sieve, machine, level0, options);
+  REQUIRE(s.kernels.size() >= 2);
+  for (const SelectedKernel& k : s.kernels) CHECK(k.chain[0] == s.kernels[0].chain[0]);
+  // Without variants, or above any variant's gain, the first kernel stays alone.
+  options.variant_gain = 0;
+  CHECK(select_kernels(sieve, machine, level0, options).kernels.size() == 1);
+  options.variant_gain = 1.0;
+  CHECK(select_kernels(sieve, machine, level0, options).kernels.size() == 1);
+}
+
 TEST_CASE("the level-0 pool keeps partners for skinny shapes", "[select]") {
   const Arch arch = load_arch(source_path("archs/zen4-avx512.yaml"));
   const Op op = load_op(source_path("ops/sgemm.yaml"));

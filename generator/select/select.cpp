@@ -228,9 +228,15 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
   std::vector<double> current(cases, kInf), current_logs(cases, kInf);
   std::vector<size_t> chosen;
   double current_log = kInf;
+  // A winner whose register tile is already in the set is a blocking variant (see variant_gain).
+  const auto shares_register_tile = [&](size_t w) {
+    for (size_t c : chosen)
+      if (chains[c][0] == chains[w][0]) return true;
+    return false;
+  };
   while (chosen.size() < options.max_kernels && chosen.size() < winners.size()) {
-    size_t pick = winners.size();
-    double pick_log = kInf;
+    size_t pick = winners.size(), variant = winners.size();
+    double pick_log = kInf, variant_log = kInf;
     for (size_t w = 0; w < winners.size(); ++w) {
       if (std::find(chosen.begin(), chosen.end(), w) != chosen.end()) continue;
       double log_sum = 0;
@@ -239,10 +245,21 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
         pick_log = log_sum;
         pick = w;
       }
+      if (log_sum < variant_log && shares_register_tile(w)) {
+        variant_log = log_sum;
+        variant = w;
+      }
     }
-    const double gain =
-        current_log == kInf ? kInf : std::exp((current_log - pick_log) / static_cast<double>(cases)) - 1.0;
-    if (pick == winners.size() || (!chosen.empty() && gain < options.min_gain)) break;
+    const auto gain_of = [&](double log_sum) {
+      return current_log == kInf ? kInf : std::exp((current_log - log_sum) / static_cast<double>(cases)) - 1.0;
+    };
+    if (pick == winners.size()) break;
+    if (!chosen.empty() && gain_of(pick_log) < options.min_gain) {
+      if (options.variant_gain <= 0 || variant == winners.size() || gain_of(variant_log) < options.variant_gain)
+        break;
+      pick = variant;
+      pick_log = variant_log;
+    }
     chosen.push_back(pick);
     current_log = 0;
     for (size_t s = 0; s < cases; ++s) {

@@ -8,7 +8,8 @@
 // 2. For every shape of a coarse grid (powers of two), the model's best full tiling (L0 from the pool, L1 and L2
 //    from the cross-layer map); the tilings that win most shapes go on.
 // 3. Greedy set cover over those winners: add the kernel that most improves the geometric mean of the best
-//    modelled time over the grid, until `max_kernels` or until the gain drops below `min_gain`.
+//    modelled time over the grid, until `max_kernels` or until the gain drops below `min_gain` (for a blocking
+//    variant of a register tile in the set, below `variant_gain`).
 #pragma once
 
 #include <array>
@@ -54,6 +55,10 @@ struct SelectOptions {
   // (see the kernels' tile_body), so the partner is the best tile of at most this many rows (0: any).
   int64_t narrow_partner_rows = 0;
   double min_gain = 0.005;  // stop adding kernels that improve the grid's geometric mean by less than this
+  // Where > 0, a blocking variant of a register tile already in the set is added while it improves the grid's
+  // geometric mean by at least this, after no other kernel reaches min_gain. On a CPU a variant adds a row to the
+  // kernel table and no code (its kernels share one micro-kernel file); on a GPU it is another instantiation.
+  double variant_gain = 0;
   size_t max_winners = 96;  // best tilings of the coarse grid carried into the greedy cover
   // When not empty, level-0 candidate i may be used only if level0_allowed[i]: a backend whose templates emit a
   // subset of what the sieve keeps (e.g. only one MMA instruction shape) restricts selection to that subset.
