@@ -154,9 +154,8 @@ inline double edge_extent(int64_t extent, int64_t full, int64_t granule, double 
   if (granule <= 1) return static_cast<double>(extent);
   const int64_t whole = extent / granule * granule, part = extent - whole;
   const double least = least_share * static_cast<double>(granule);
-  const double cost = static_cast<double>(whole) + (part == 0                           ? 0.0
-                                                    : static_cast<double>(part) > least ? static_cast<double>(part)
-                                                                                        : least);
+  double cost = static_cast<double>(whole);
+  if (part > 0) cost += static_cast<double>(part) > least ? static_cast<double>(part) : least;
   return cost < static_cast<double>(full) ? cost : static_cast<double>(full);
 }
 

@@ -50,9 +50,11 @@ SelectOptions select_options_for(const Arch& arch, const Op& op, const SieveResu
   if (sieve.unit == ComputeUnit::cpu_fma)
     for (const Candidate& c : sieve.levels[0].candidates)
       so.level0_tie_break.push_back(cpu_loads_per_fma(arch, op, c));
-  if (!arch.is_gpu()) so.narrow_partner_rows = direct_tile_rows(arch.isa.vector);
-  // A blocking variant costs a CPU package a table row: worth it at a tenth of a new kernel's gain.
-  if (!arch.is_gpu()) so.variant_gain = so.min_gain / 10.0;
+  if (!arch.is_gpu()) {
+    so.narrow_partner_rows = direct_tile_rows(arch.isa.vector);
+    // A blocking variant costs a CPU package a table row: worth it at a tenth of a new kernel's gain.
+    so.variant_gain = so.min_gain / 10.0;
+  }
   if (arch.is_gpu()) so.whole_levels = 2;  // thread blocks run whole warp and block tiles, even at the edges
   // Occupancy and the block's k loop (templates/cuda/gpu_model.h), where the descriptor models them: for Tensor Core
   // blocks only. CUDA-core blocks keep Eqs. 5-7: the sieve counts about 184 registers for an 8x16 thread tile where

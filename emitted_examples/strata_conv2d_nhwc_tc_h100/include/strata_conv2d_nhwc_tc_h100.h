@@ -31,7 +31,7 @@
 #define STRATA_CONV2D_NHWC_TC_H100_VERSION_MAJOR 0
 #define STRATA_CONV2D_NHWC_TC_H100_VERSION_MINOR 1
 #define STRATA_CONV2D_NHWC_TC_H100_VERSION_PATCH 0
-#define STRATA_CONV2D_NHWC_TC_H100_VERSION_STRING "0.1.0+c58c6a153ea9"
+#define STRATA_CONV2D_NHWC_TC_H100_VERSION_STRING "0.1.0+40cd1cdcdc93"
 
 /* STRATA_CONV2D_NHWC_TC_H100_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_CONV2D_NHWC_TC_H100_SHARED for the library and its users and

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   5d622bea284400eb2a347a99a9e6ae7e1bbb09661155e6a081f796ff291e4af4  arch a100
 //   fd61cb39cce6f17da0cbbb23b4afc91961be653e2f3e216fbfce89c1f64994f9  op hgemm_tc
-//   f9e08e08036fdd542144afdea9bf084fe1da39e5c3a39951648b271f3afbdcc3  template cost_model.h
+//   2a6a840397a85ed6df849fc4a504af78e240aa19ac59c410fe4b940247aba351  template cost_model.h
 
 // Strata's performance model (Helix, SC'25, §5.2, Eqs. 1-8), header-only and dependency-free.
 //
@@ -162,9 +162,8 @@ inline double edge_extent(int64_t extent, int64_t full, int64_t granule, double 
   if (granule <= 1) return static_cast<double>(extent);
   const int64_t whole = extent / granule * granule, part = extent - whole;
   const double least = least_share * static_cast<double>(granule);
-  const double cost = static_cast<double>(whole) + (part == 0                           ? 0.0
-                                                    : static_cast<double>(part) > least ? static_cast<double>(part)
-                                                                                        : least);
+  double cost = static_cast<double>(whole);
+  if (part > 0) cost += static_cast<double>(part) > least ? static_cast<double>(part) : least;
   return cost < static_cast<double>(full) ? cost : static_cast<double>(full);
 }
 

@@ -31,7 +31,7 @@
 #define STRATA_SGEMM_A100_VERSION_MAJOR 0
 #define STRATA_SGEMM_A100_VERSION_MINOR 1
 #define STRATA_SGEMM_A100_VERSION_PATCH 0
-#define STRATA_SGEMM_A100_VERSION_STRING "0.1.0+4d9d8e71e2b2"
+#define STRATA_SGEMM_A100_VERSION_STRING "0.1.0+de889eca92c1"
 
 /* STRATA_SGEMM_A100_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_A100_SHARED for the library and its users and

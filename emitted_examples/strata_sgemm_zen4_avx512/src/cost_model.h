@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   f9e08e08036fdd542144afdea9bf084fe1da39e5c3a39951648b271f3afbdcc3  template cost_model.h
+//   2a6a840397a85ed6df849fc4a504af78e240aa19ac59c410fe4b940247aba351  template cost_model.h
 
 // Strata's performance model (Helix, SC'25, §5.2, Eqs. 1-8), header-only and dependency-free.
 //
@@ -163,9 +163,8 @@ inline double edge_extent(int64_t extent, int64_t full, int64_t granule, double 
   if (granule <= 1) return static_cast<double>(extent);
   const int64_t whole = extent / granule * granule, part = extent - whole;
   const double least = least_share * static_cast<double>(granule);
-  const double cost = static_cast<double>(whole) + (part == 0                           ? 0.0
-                                                    : static_cast<double>(part) > least ? static_cast<double>(part)
-                                                                                        : least);
+  double cost = static_cast<double>(whole);
+  if (part > 0) cost += static_cast<double>(part) > least ? static_cast<double>(part) : least;
   return cost < static_cast<double>(full) ? cost : static_cast<double>(full);
 }
 
