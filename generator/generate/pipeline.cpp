@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -39,15 +40,39 @@ void require_profiling_allowed(const GenerateRequest& r, const Arch& arch) {
                             arch.name));
 }
 
+// The records file a generation reads, if any: the one given with --profile, else an existing package's at the output
+// path (reused when it fits, see reusable_records). It is loaded on another thread while the sieve runs: the two
+// are independent, and each is a good part of a regeneration's time.
+class RecordsLoad {
+ public:
+  explicit RecordsLoad(const GenerateRequest& r) {
+    if (!r.profile.empty())
+      path_ = r.profile;
+    else if (!r.output.empty() && !r.no_profile && is_strata_package(r.output) &&
+             std::filesystem::exists(r.output + "/profile_records.yaml"))
+      path_ = r.output + "/profile_records.yaml";
+    if (!path_.empty()) loaded_ = std::async(std::launch::async, [path = path_] { return load_records(path); });
+  }
+  // The records at `path`; throws what load_records throws.
+  ProfileRecords get(const std::string& path) {
+    if (path != path_ || !loaded_.valid()) return load_records(path);
+    return loaded_.get();
+  }
+
+ private:
+  std::string path_;
+  std::future<ProfileRecords> loaded_;
+};
+
 // Records found in an existing package at the output path, if they were made for the same inputs on this host
 // with this compiler: a second generation reuses them instead of profiling again.
-bool reusable_records(const std::string& output, const Arch& arch, const Op& op, const std::string& compiler,
-                      ProfileRecords* out) {
+bool reusable_records(RecordsLoad& load, const std::string& output, const Arch& arch, const Op& op,
+                      const std::string& compiler, ProfileRecords* out) {
   if (output.empty()) return false;
   const std::string path = output + "/profile_records.yaml";
   if (!std::filesystem::exists(path) || !is_strata_package(output)) return false;
   try {
-    ProfileRecords r = load_records(path);
+    ProfileRecords r = load.get(path);
     if (r.arch_sha256 != arch.content_sha || (r.op != op.name && arch.is_gpu()) || r.cpu != host_cpu_id() ||
         r.compiler != compiler)
       return false;
@@ -78,14 +103,14 @@ std::string read_input(const std::string& path, const std::string& sha) {
 }
 
 // Level 0: profile records (given, reused, or measured now) or the model. Returns whether there are records.
-bool level0_records(const GenerateRequest& r, PreparedPackage& p) {
+bool level0_records(const GenerateRequest& r, RecordsLoad& load, PreparedPackage& p) {
   const Arch& arch = p.arch;
   if (!r.profile.empty() && arch.is_gpu())
     throw Error({r.profile, 0, 0}, fmt::format("--profile: profile records for CUDA architecture '{}' cannot be used "
                                                "yet (there is no GPU profiler); generate with --no-profile",
                                                arch.name));
   if (!r.profile.empty()) {
-    p.records = load_records(r.profile);
+    p.records = load.get(r.profile);
     check_records_match(p.records, arch, p.op.name, r.profile);
     r.note(fmt::format("using profile records from {}", r.profile));
     return true;
@@ -108,7 +133,7 @@ bool level0_records(const GenerateRequest& r, PreparedPackage& p) {
         isa_display_name(arch.isa.vector)));
     return false;
   }
-  if (reusable_records(r.output, arch, p.op, compiler_id(r.compiler), &p.records)) {
+  if (reusable_records(load, r.output, arch, p.op, compiler_id(r.compiler), &p.records)) {
     r.note(fmt::format("reusing profile records from {}/profile_records.yaml", r.output));
     return true;
   }
@@ -169,12 +194,13 @@ std::unique_ptr<PreparedPackage> prepare_package(const GenerateRequest& r) {
   const std::string name = r.name.empty() ? fmt::format("strata_{}_{}", op.name, arch.name) : r.name;
   if (const std::string problem = package_name_problem(name); !problem.empty())
     throw Error({"--name", 0, 0}, fmt::format("'{}' cannot name a package: it {}", name, problem));
+  RecordsLoad records_load(r);
   p->sieve = run_sieve(arch, op).at(0);
   require_candidates(p->sieve, arch);
   PackageInputs& in = p->inputs;
   in.machine = make_machine(arch, op, p->sieve);
 
-  p->have_records = level0_records(r, *p);
+  p->have_records = level0_records(r, records_load, *p);
   // Without records: GPU CUDA-core tiles are modelled from their loads and issue slots, the rest from flops.
   in.level0_seconds =
       p->have_records ? level0_seconds_from(arch, op, p->sieve, p->records) : gpu_level0_seconds(arch, op, p->sieve);

@@ -59,16 +59,90 @@ std::vector<int> ranked_pool(const SieveResult& sieve, const strata_model::Machi
   return pool;
 }
 
-// Runs body(i) for i in [0, count) on all hardware threads, each taking a contiguous range.
+// Runs body(begin, end) over [0, count) split into one contiguous range per hardware thread.
 template <typename Body>
-void parallel_ranges(size_t count, Body body) {
+void parallel_chunks(size_t count, Body body) {
   const size_t threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
   std::vector<std::thread> pool;
   for (size_t t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      for (size_t i = count * t / threads; i < count * (t + 1) / threads; ++i) body(i);
-    });
+    pool.emplace_back([&, t] { body(count * t / threads, count * (t + 1) / threads); });
   for (auto& th : pool) th.join();
+}
+
+// Runs body(i) for i in [0, count) on all hardware threads, each taking a contiguous range.
+template <typename Body>
+void parallel_ranges(size_t count, Body body) {
+  parallel_chunks(count, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) body(i);
+  });
+}
+
+// The CPU outermost candidates of finite time, each tile extent stored as its index among the distinct extents of
+// its axis: a shape's tile counts then take one division per distinct extent instead of three per candidate, which
+// is most of the coarse scan's work.
+struct OutermostTable {
+  std::vector<int> candidate;
+  std::vector<double> sub_s;  // the candidate's best time for one tile
+  std::array<std::vector<int64_t>, kNumAxes> extents;
+  std::vector<std::array<uint32_t, kNumAxes>> extent_of;
+
+  // The candidate of least modelled time on `shape` (ties: the lower index), tried first against `hint` (a
+  // neighbouring shape's winner, or -1): a candidate whose (tile count) x (one tile's time) already loses is not
+  // priced, since Eq. 5 runs every tile's compute.
+  int best_for(const strata_model::Machine& machine, const std::array<int64_t, kNumAxes>& shape,
+               const std::vector<Candidate>& top, bool top_over_measured, int hint) const {
+    std::array<std::vector<double>, kNumAxes> counts;
+    for (size_t a = 0; a < kNumAxes; ++a)
+      for (int64_t e : extents[a]) counts[a].push_back(static_cast<double>(strata_model::ceil_div(shape[a], e)));
+    double best_t = kInf;
+    int best_i = -1;
+    const auto price = [&](size_t row) {
+      const int i = candidate[row];
+      const double time =
+          strata_model::level_cost(machine, machine.problem, shape.data(), top[static_cast<size_t>(i)].tile.data(),
+                                   sub_s[row], false, top_over_measured)
+              .exec_s;
+      if (time < best_t || (time == best_t && i < best_i)) {
+        best_t = time;
+        best_i = i;
+      }
+    };
+    if (hint >= 0) {
+      const auto at = std::lower_bound(candidate.begin(), candidate.end(), hint);
+      if (at != candidate.end() && *at == hint) price(static_cast<size_t>(at - candidate.begin()));
+    }
+    for (size_t row = 0; row < candidate.size(); ++row) {
+      const auto& e = extent_of[row];
+      const double bound = counts[0][e[0]] * counts[1][e[1]] * counts[2][e[2]] * sub_s[row];
+      if (bound > best_t || (bound == best_t && candidate[row] > best_i)) continue;
+      price(row);
+    }
+    return best_i;
+  }
+};
+
+OutermostTable outermost_table(const std::vector<Candidate>& top, const std::vector<double>& sub_s) {
+  OutermostTable t;
+  for (size_t i = 0; i < top.size(); ++i)
+    if (sub_s[i] != kInf) {
+      t.candidate.push_back(static_cast<int>(i));
+      t.sub_s.push_back(sub_s[i]);
+      for (size_t a = 0; a < kNumAxes; ++a) t.extents[a].push_back(top[i].tile[a]);
+    }
+  for (auto& axis : t.extents) {
+    std::sort(axis.begin(), axis.end());
+    axis.erase(std::unique(axis.begin(), axis.end()), axis.end());
+  }
+  for (int i : t.candidate) {
+    std::array<uint32_t, kNumAxes> at{};
+    for (size_t a = 0; a < kNumAxes; ++a) {
+      const auto& axis = t.extents[a];
+      at[a] = static_cast<uint32_t>(std::lower_bound(axis.begin(), axis.end(), top[static_cast<size_t>(i)].tile[a]) -
+                                    axis.begin());
+    }
+    t.extent_of.push_back(at);
+  }
+  return t;
 }
 
 double problem_time(const strata_model::Machine& machine, const strata_model::Tiling& t,
@@ -139,8 +213,6 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
       for (int64_t k : coarse_axis) coarse.push_back({m, n, k});
   // Scanning is independent per shape: spread it over the cores, then merge in shape order (deterministic).
   std::vector<int> best_of(coarse.size(), -1);
-  // A tile's problem-level time is at least (number of its tiles in the problem) x (its execution time), since
-  // Eq. 5 runs every tile's compute; candidates whose bound already loses are skipped without evaluating Eq. 5.
   // GPU: the whole-call model of every buildable outermost candidate (its grid tile spans the block's k range, so the
   // problem level's time is not the Eq. 5 bound below).
   std::vector<strata_model::Tiling> top_tilings;
@@ -155,34 +227,22 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
       top_occupancy[i] = occupancy_of(chain);
     }
   }
-  parallel_ranges(coarse.size(), [&](size_t s) {
-    const auto& shape = coarse[s];
-    double best_t = kInf;
-    if (gpu != nullptr) {
+  const OutermostTable cpu_top = gpu == nullptr ? outermost_table(top, best.exec_s[top_level]) : OutermostTable{};
+  parallel_chunks(coarse.size(), [&](size_t begin, size_t end) {
+    int previous = -1;
+    for (size_t s = begin; s < end; ++s) {
+      if (gpu == nullptr) {
+        best_of[s] = previous = cpu_top.best_for(machine, coarse[s], top, top_over_measured, previous);
+        continue;
+      }
+      double best_t = kInf;
       for (size_t i = 0; i < top.size(); ++i) {
         if (top_occupancy[i] < 1) continue;
-        const double time = estimate_gpu(machine, *gpu, top_tilings[i], top_occupancy[i], shape.data()).total_s;
+        const double time = estimate_gpu(machine, *gpu, top_tilings[i], top_occupancy[i], coarse[s].data()).total_s;
         if (time < best_t) {
           best_t = time;
           best_of[s] = static_cast<int>(i);
         }
-      }
-      return;
-    }
-    for (size_t i = 0; i < top.size(); ++i) {
-      const double sub = best.exec_s[top_level][i];
-      if (sub == kInf) continue;
-      const auto& t = top[i].tile;
-      const double tiles =
-          static_cast<double>(strata_model::ceil_div(shape[0], t[0]) * strata_model::ceil_div(shape[1], t[1]) *
-                              strata_model::ceil_div(shape[2], t[2]));
-      if (tiles * sub >= best_t) continue;
-      const double time =
-          strata_model::level_cost(machine, machine.problem, shape.data(), t.data(), sub, false, top_over_measured)
-              .exec_s;
-      if (time < best_t) {
-        best_t = time;
-        best_of[s] = static_cast<int>(i);
       }
     }
   });

@@ -39,6 +39,56 @@ bool exceeds_op_max(const Tile& max, const Tile& tile, const Tile& step) {
   return false;
 }
 
+// The identity of a candidate within its level: its tile and the level-0 detail that tells apart tiles of one shape.
+auto identity(const Candidate& c) {
+  return std::make_tuple(c.tile, c.mma_index, c.stages, c.thread_m, c.thread_n, c.warp_rows);
+}
+
+// Finds a level's candidates by identity. An upper level looks up millions of (tile, multiple) products among
+// a few hundred thousand tiles, so the index is an open-addressed table of candidate indices (linear probing,
+// at most half full) rather than a tree of keys.
+class CandidateIndex {
+ public:
+  int find(const Candidate& c, const std::vector<Candidate>& candidates) const {
+    if (slots_.empty()) return -1;
+    for (size_t s = hash(c) & mask(); slots_[s] >= 0; s = (s + 1) & mask())
+      if (identity(candidates[static_cast<size_t>(slots_[s])]) == identity(c)) return slots_[s];
+    return -1;
+  }
+  // Adds candidates[at], which find() did not hold.
+  void insert(const std::vector<Candidate>& candidates, int at) {
+    if (2 * (count_ + 1) > slots_.size()) grow(candidates);
+    place(candidates[static_cast<size_t>(at)], at);
+    ++count_;
+  }
+
+ private:
+  static size_t hash(const Candidate& c) {
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    const auto mix = [&h](int64_t v) {
+      h = (h ^ static_cast<uint64_t>(v)) * 0xff51afd7ed558ccdULL;
+      h ^= h >> 32;
+    };
+    for (int64_t extent : c.tile) mix(extent);
+    for (int detail : {c.mma_index, c.stages, c.thread_m, c.thread_n, c.warp_rows}) mix(detail);
+    return static_cast<size_t>(h);
+  }
+  size_t mask() const { return slots_.size() - 1; }
+  void place(const Candidate& c, int at) {
+    size_t s = hash(c) & mask();
+    while (slots_[s] >= 0) s = (s + 1) & mask();
+    slots_[s] = at;
+  }
+  void grow(const std::vector<Candidate>& candidates) {
+    std::vector<int> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(1024, 2 * old.size()), -1);
+    for (int at : old)
+      if (at >= 0) place(candidates[static_cast<size_t>(at)], at);
+  }
+  std::vector<int> slots_;
+  size_t count_ = 0;
+};
+
 class LevelBuilder {
  public:
   static constexpr size_t kExamples = 3;
@@ -62,38 +112,37 @@ class LevelBuilder {
     if (std::find(slot->examples->begin(), slot->examples->end(), text) == slot->examples->end())
       slot->examples->push_back(text);
   }
-  // Adds `c` (deduplicated by identity) and records the cross-layer edge to `child` when child >= 0.
+  // Adds `c` (deduplicated by identity) and records the cross-layer edge to `child` when child >= 0. upper_level
+  // walks the level below in order, so a candidate's children arrive ascending and a repeat is the last one.
   void keep(const Candidate& c, int child) {
-    auto key = std::make_tuple(c.tile, c.mma_index, c.stages, c.thread_m, c.thread_n, c.warp_rows);
-    auto [it, inserted] = index_.emplace(key, static_cast<int>(level_.candidates.size()));
-    if (inserted) {
+    int at = index_.find(c, level_.candidates);
+    if (at < 0) {
       if (static_cast<int64_t>(level_.candidates.size()) >= kMaxCandidates)
         throw Error(pos_,
                     fmt::format("level '{}' keeps more than {} candidates, the most a level may keep (sieve.h): "
                                 "give it fewer tile_multiples or a smaller capacity",
                                 level_.name, kMaxCandidates));
+      at = static_cast<int>(level_.candidates.size());
       level_.candidates.push_back(c);
+      index_.insert(level_.candidates, at);
     }
-    if (child >= 0) level_.candidates[static_cast<size_t>(it->second)].children.push_back(child);
+    if (child < 0) return;
+    std::vector<int>& children = level_.candidates[static_cast<size_t>(at)].children;
+    if (!children.empty() && children.back() > child) throw std::logic_error("sieve: children out of order");
+    if (children.empty() || children.back() != child) children.push_back(child);
   }
-  // Sorts candidates deterministically and remaps nothing upward (called before the next level is built).
+  // Sorts candidates deterministically by identity (called before the next level is built).
   void finish() {
     for (const Slot& slot : slots_) level_.pruned[slot.key] = slot.count;
     std::vector<size_t> order(level_.candidates.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto rank = [&](size_t i) {
-      const Candidate& c = level_.candidates[i];
-      return std::make_tuple(c.tile, c.mma_index, c.stages, c.thread_m, c.thread_n, c.warp_rows);
-    };
+    auto rank = [&](size_t i) { return identity(level_.candidates[i]); };
     std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return rank(x) < rank(y); });
     std::vector<Candidate> sorted;
     sorted.reserve(order.size());
     for (size_t i : order) {
       sorted.push_back(std::move(level_.candidates[i]));
-      auto& children = sorted.back().children;
-      std::sort(children.begin(), children.end());
-      children.erase(std::unique(children.begin(), children.end()), children.end());
-      level_.map_edges += static_cast<int64_t>(children.size());
+      level_.map_edges += static_cast<int64_t>(sorted.back().children.size());
     }
     level_.candidates = std::move(sorted);
   }
@@ -107,7 +156,7 @@ class LevelBuilder {
   SieveLevel& level_;
   SourcePos pos_;
   std::vector<Slot> slots_;
-  std::map<std::tuple<Tile, int, int, int, int, int>, int> index_;
+  CandidateIndex index_;
 };
 
 // ---- Level 0 -------------------------------------------------------------------------------------------

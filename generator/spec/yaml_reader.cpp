@@ -113,15 +113,21 @@ MapReader::MapReader(const YAML::Node& node, std::string file, std::string what)
     if (!item.first.IsScalar())
       throw Error(pos_of(item.first, file_), fmt::format("{}: keys must be plain strings", what_));
     const std::string& key = item.first.Scalar();
-    if (std::find(keys_.begin(), keys_.end(), key) != keys_.end())
+    if (find(key) != nullptr)
       throw Error(pos_of(item.first, file_), fmt::format("{}: duplicate key '{}'", what_, key));
-    keys_.push_back(key);
+    entries_.emplace_back(key, item.second);
   }
+}
+
+const YAML::Node* MapReader::find(const std::string& key) const {
+  for (const auto& [k, value] : entries_)
+    if (k == key) return &value;
+  return nullptr;
 }
 
 bool MapReader::has(const std::string& key) const {
   known_.insert(key);
-  return std::find(keys_.begin(), keys_.end(), key) != keys_.end();
+  return find(key) != nullptr;
 }
 
 SourcePos MapReader::key_pos(const std::string& key) const {
@@ -137,13 +143,13 @@ void MapReader::fail(const std::string& key, const std::string& message) const {
 YAML::Node MapReader::node(const std::string& key) {
   if (!has(key)) throw Error(pos(), fmt::format("{}: missing required key '{}'", what_, key));
   used_.insert(key);
-  return node_[key];
+  return *find(key);
 }
 
 YAML::Node MapReader::optional_node(const std::string& key) {
   if (!has(key)) return YAML::Node(YAML::NodeType::Undefined);
   used_.insert(key);
-  return node_[key];
+  return *find(key);
 }
 
 std::string MapReader::string(const std::string& key) {
@@ -221,7 +227,7 @@ size_t MapReader::choice(const std::string& key, const std::vector<std::string>&
 }
 
 void MapReader::finish() {
-  for (const auto& key : keys_) {
+  for (const auto& [key, value] : entries_) {
     if (used_.count(key)) continue;
     std::vector<std::string> known(known_.begin(), known_.end());
     for (const auto& item : node_)

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -66,7 +67,9 @@ class MapReader {
   YAML::Node node_;
   std::string file_;
   std::string what_;
-  std::vector<std::string> keys_;  // in file order
+  const YAML::Node* find(const std::string& key) const;
+
+  std::vector<std::pair<std::string, YAML::Node>> entries_;  // key and value, in file order
   std::set<std::string> used_;
   mutable std::set<std::string> known_;
 };
