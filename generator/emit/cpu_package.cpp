@@ -273,6 +273,7 @@ std::map<std::string, std::string> render_cpu_package(const PackageInputs& in, T
     fill_common(in, &kd, u);
     fill_ukernel_dictionary(u, &kd);
     kd.ShowSection("PACKAGE_ENTRY");
+    kd.ShowSection("PACKING");
     if (conv) kd.ShowSection("CONV");
     const std::string body = renderer.render("cpu/ukernel.cpp.tpl", kd);
     const ProfileRecord* record = in.records ? find(*in.records, name) : nullptr;

@@ -118,12 +118,14 @@ std::vector<std::vector<size_t>> split_units(const std::vector<UkernelSpec>& ker
   return units;
 }
 
-std::string render_kernel(TemplateRenderer& renderer, const UkernelSpec& k) {
+// `packing`: with the packing routines, which only level-1 blocks time (a fifth of a kernel's compile time).
+std::string render_kernel(TemplateRenderer& renderer, const UkernelSpec& k, bool packing) {
   ctemplate::TemplateDictionary dict("ukernel");
   fill_ukernel_dictionary(k, &dict);
   dict.SetValue("PACKAGE", kPackage);
   dict.SetValue("PACKAGE_UPPER", kPackageUpper);
   dict.ShowSection("PROFILE_ENTRY");
+  if (packing) dict.ShowSection("PACKING");
   return renderer.render("cpu/ukernel.cpp.tpl", dict);
 }
 
@@ -132,7 +134,7 @@ std::string render_kernel(TemplateRenderer& renderer, const UkernelSpec& k) {
 // namespace of its own keeps them apart without touching the shipped text. The kernel files' #include lines are
 // hoisted to the top so that no header is ever included inside a namespace.
 std::string kernel_unit_source(TemplateRenderer& renderer, const std::vector<UkernelSpec>& kernels,
-                               const std::vector<size_t>& members) {
+                               const std::vector<size_t>& members, bool packing) {
   std::vector<std::string> includes;
   std::string bodies;
   for (size_t i : members) {
@@ -141,7 +143,7 @@ std::string kernel_unit_source(TemplateRenderer& renderer, const std::vector<Uke
         "\nnamespace {0}::{1}_internal {{\nusing namespace ::{1}_internal;  // TileArgs\n}}\n"
         "namespace {0} {{\n",
         ns, kPackage);
-    std::istringstream in(render_kernel(renderer, kernels[i]));
+    std::istringstream in(render_kernel(renderer, kernels[i], packing));
     for (std::string line; std::getline(in, line);) {
       if (line.rfind("#include", 0) != 0) {
         bodies += line + "\n";
@@ -221,7 +223,7 @@ ProfileKit render_profile_kit(const KitInputs& in, TemplateRenderer& renderer) {
     const size_t index = static_cast<size_t>(std::count_if(
         kit.units.begin(), kit.units.end(), [&](const KitUnit& k) { return k.flags == first.compile_flags(); }));
     KitUnit unit{fmt::format("src/kernels_{}_{}.cpp", to_string(first.isa), index), first.compile_flags()};
-    const std::string body = kernel_unit_source(renderer, kernels, members[u]);
+    const std::string body = kernel_unit_source(renderer, kernels, members[u], !in.blocks.empty());
     kit.files[unit.source] = header(KitComment::cpp, {"cpu/ukernel.cpp.tpl"}) + body;
     kit.units.push_back(std::move(unit));
   }
@@ -288,6 +290,7 @@ ProfileKit render_profile_kit(const KitInputs& in, TemplateRenderer& renderer) {
       entry->SetIntValue("MR", k.mr);
       entry->SetIntValue("NR", k.nr);
       entry->SetIntValue("KU", k.ku);
+      entry->ShowSection(in.blocks.empty() ? "NO_PACKING" : "PACKING");
     }
     const std::string body = renderer.render("cpu/kit/profiler.cpp.tpl", dict);
     kit.files["src/profiler.cpp"] = header(KitComment::cpp, {"cpu/kit/profiler.cpp.tpl"}) + body;

@@ -33,13 +33,13 @@ void {{NAME}}_dots(const TileArgs& args) { dots(args); }
 {{/PACKAGE_ENTRY}}{{#PROFILE_ENTRY}}// The profiler times the full packed tile (the same instantiation the package runs on interior tiles) and, for a
 // profiled level 1, the packing routines with it.
 void {{NAME}}_full_packed(const TileArgs& args) { tile<Shape, Operands::kPacked, {{MR}}, {{NV}}>(args); }
-{{/PROFILE_ENTRY}}void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+{{/PROFILE_ENTRY}}{{#PACKING}}void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
   pack_a<Shape>(a, lda, rows, depth, out);
 }
 void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {
   pack_b<Shape>(b, ldb, cols, depth, out);
 }
-{{#PACKAGE_ENTRY}}void {{NAME}}_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
+{{/PACKING}}{{#PACKAGE_ENTRY}}void {{NAME}}_pack_a_transposed(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out) {
   pack_a_transposed<Shape>(a, lda, rows, depth, out);
 }
 void {{NAME}}_pack_b_transposed(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out) {

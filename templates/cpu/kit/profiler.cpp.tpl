@@ -49,9 +49,9 @@ using {{PACKAGE}}_internal::TileFn;
 // Each kernel is compiled inside a namespace of its own, so that several kernels can share a translation unit.
 {{#KERNEL}}namespace {{NS}}::{{PACKAGE}}_internal {
 void {{NAME}}_full_packed(const TileArgs& args);
-void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
+{{#PACKING}}void {{NAME}}_pack_a(const float* a, int64_t lda, int64_t rows, int64_t depth, float* out);
 void {{NAME}}_pack_b(const float* b, int64_t ldb, int64_t cols, int64_t depth, float* out);
-}
+{{/PACKING}}}
 {{/KERNEL}}
 namespace {
 
@@ -75,7 +75,7 @@ struct Kernel {
 // Sorted by name; the last entry only ends the table (a kit may hold no kernel at all).
 const Kernel kKernels[] = {
 {{#KERNEL}}    {"{{NAME}}", {{MR}}, {{NR}}, {{KU}}, &{{NS}}::{{PACKAGE}}_internal::{{NAME}}_full_packed,
-     &{{NS}}::{{PACKAGE}}_internal::{{NAME}}_pack_a, &{{NS}}::{{PACKAGE}}_internal::{{NAME}}_pack_b},
+     {{#PACKING}}&{{NS}}::{{PACKAGE}}_internal::{{NAME}}_pack_a, &{{NS}}::{{PACKAGE}}_internal::{{NAME}}_pack_b{{/PACKING}}{{#NO_PACKING}}nullptr, nullptr{{/NO_PACKING}}},
 {{/KERNEL}}    {nullptr, 0, 0, 0, nullptr, nullptr, nullptr}};
 constexpr size_t kCount = sizeof(kKernels) / sizeof(kKernels[0]) - 1;
 

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   293d4092c91b20b11c81677f5988b562ef369e07b29f78d255f8f8acf495d5dc  template cpu/ukernel.cpp.tpl
+//   6bf8a8886573b4c68d78690cc76b1d3f6134e0a14e2c2b88ab6a8dcd3632134c  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 11 x 8 x 2 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 64.59 GFLOP/s (6.98e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   293d4092c91b20b11c81677f5988b562ef369e07b29f78d255f8f8acf495d5dc  template cpu/ukernel.cpp.tpl
+//   6bf8a8886573b4c68d78690cc76b1d3f6134e0a14e2c2b88ab6a8dcd3632134c  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 1 x 224 x 1 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 58.16 GFLOP/s (1.97e-06 s per 256-deep call) with GCC 12.2.0 for x86-64.

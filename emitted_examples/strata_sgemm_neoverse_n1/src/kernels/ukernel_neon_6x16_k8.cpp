@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   293d4092c91b20b11c81677f5988b562ef369e07b29f78d255f8f8acf495d5dc  template cpu/ukernel.cpp.tpl
+//   6bf8a8886573b4c68d78690cc76b1d3f6134e0a14e2c2b88ab6a8dcd3632134c  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 6 x 16 x 8 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: not profiled; level 0 is modelled (Eq. 3).

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   293d4092c91b20b11c81677f5988b562ef369e07b29f78d255f8f8acf495d5dc  template cpu/ukernel.cpp.tpl
+//   6bf8a8886573b4c68d78690cc76b1d3f6134e0a14e2c2b88ab6a8dcd3632134c  template cpu/ukernel.cpp.tpl
 //
 // Tile hierarchy: level 0 register tile 12 x 16 x 1 (k unroll); the cache blocks that use it are listed in manifest.yaml.
 // Cost: profiled 116.10 GFLOP/s (8.47e-07 s per 256-deep call) with GCC 12.2.0 for x86-64.
