@@ -6,9 +6,12 @@
 # from templates/) match the working tree's, A is the working tree's generator over the revision's templates; else
 # the revision's own generator is built (build/ab/gen_a, from a git worktree).
 #
-# Usage: tools/ab.sh REV [--arch FILE] [--profile FILE | --no-profile] [--threads T] [--rounds R] M,N,K ...
+# Usage: tools/ab.sh REV [--arch FILE] [--profile FILE | --no-profile] [--a-profile FILE] [--threads T] [--rounds R]
+#                    M,N,K ...
 #   e.g. tools/ab.sh HEAD~1 --threads 1 2048,2048,2048 16,768,3072
 #        tools/ab.sh HEAD~1 --arch archs/x86-avx2.yaml --no-profile 100,100,100   (AVX2 code on an AVX-512 host)
+#        tools/ab.sh HEAD --profile run2.yaml --a-profile run1.yaml ...   (two profiles of one machine compared)
+# --a-profile: A is generated from these records instead of --profile's (both made for the same descriptor).
 # --arch defaults to build/bench/host.yaml and --profile to build/bench/pkg/profile_records.yaml (what
 # tools/bench.sh makes); records must have been made for the descriptor given. The host must run the descriptor's ISA.
 # Prints CSV: M,N,K,threads,a_median_s,b_median_s, then B's speedup (> 1: the working tree is faster) three ways:
@@ -17,14 +20,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ $# -lt 2 ]; then
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 rev=$1
 shift
 script=ab.sh
 source tools/package_args.sh
+a_profile=()
 while [ $# -gt 0 ]; do
+  if [ "$1" = --a-profile ]; then
+    a_profile=(--profile "${2:?"$script: --a-profile wants a records file"}")
+    shift 2
+    continue
+  fi
   package_option "$@"
   [ "$package_shift" -eq 0 ] && break
   shift "$package_shift"
@@ -61,7 +70,8 @@ git archive "$rev" templates | tar -x -C "$work/a/share/strata"
 # The generator writes every package's LICENSE from the templates; revisions older than that file lack it.
 [ -f "$work/a/share/strata/templates/LICENSE.generated" ] || cp templates/LICENSE.generated "$work/a/share/strata/templates/"
 
-"$work/a/bin/strata" generate --arch "$arch" --op ops/sgemm.yaml --name strata_ab_a "${profile[@]}" \
+[ ${#a_profile[@]} -gt 0 ] || a_profile=("${profile[@]}")
+"$work/a/bin/strata" generate --arch "$arch" --op ops/sgemm.yaml --name strata_ab_a "${a_profile[@]}" \
   -o "$work/pkg_a" >/dev/null
 build/strata generate --arch "$arch" --op ops/sgemm.yaml --name strata_ab_b "${profile[@]}" -o "$work/pkg_b" >/dev/null
 for side in a b; do
