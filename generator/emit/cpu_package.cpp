@@ -80,6 +80,7 @@ void fill_machine(const PackageInputs& in, const CpuPlanConfig& config, ctemplat
   d->SetValue("TILE_CACHE", config.tile_cache);
   d->SetValue("TILE_CACHE_BYTES", std::to_string(config.tile_cache_bytes));
   d->SetValue("TILE_CACHE_WAY_BYTES", std::to_string(config.tile_cache_way_bytes));
+  d->SetValue("LINE_BYTES", std::to_string(config.line_bytes));
   d->SetIntValue("VECTOR_FLOATS", config.vector_floats);
   d->SetIntValue("DIRECT_ROWS", config.direct_rows);
   d->SetIntValue("FMA_CHAINS", config.fma_chains);              // see thin_sets in tile_args.h

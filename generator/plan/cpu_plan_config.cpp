@@ -23,6 +23,7 @@ CpuPlanConfig cpu_plan_machine(const Arch& arch, const strata_model::Machine& ma
   c.tile_cache_bytes = tile_memory->capacity_bytes / 2;
   const int ways = tile_memory->associativity;
   c.tile_cache_way_bytes = ways > 0 ? tile_memory->capacity_bytes / ways : 0;
+  c.line_bytes = tile_memory->line_bytes;
   const MemorySpec& outer_memory = arch.memory_of(arch.levels.back());
   c.outer_cache = outer_memory.name;
   c.outer_bytes = outer_memory.capacity_bytes / 2;

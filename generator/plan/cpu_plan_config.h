@@ -33,6 +33,7 @@ struct CpuPlanConfig {
   int64_t stream_a_bytes = 0;        // the direct cache
   int64_t tile_cache_bytes = 0;      // half the tile cache (the smallest cache)
   int64_t tile_cache_way_bytes = 0;  // one of its ways, 0 where the descriptor gives no associativity
+  int64_t line_bytes = 0;            // its line
   int64_t outer_bytes = 0;           // half the outer cache (the outermost level's memory)
   int64_t vector_floats = 0;         // floats in a vector register
   int fma_chains = 0, fma_pipes = 0, half_fma_pipes = 0, vector_registers = 0, direct_rows = 0;

@@ -81,6 +81,7 @@ void CpuPlanner::load() const {
   planner::kOuterBytes = config_.outer_bytes;
   planner::kStreamABytes = config_.stream_a_bytes;
   planner::kTileCacheWayBytes = config_.tile_cache_way_bytes;
+  planner::kLineBytes = config_.line_bytes;
   planner::kTopLevel = config_.top_level;
   // The tables a package works out at compile time (STRATA_DERIVED in dispatch_prices.h), in its order.
   planner::kDirect = planner::direct_table();

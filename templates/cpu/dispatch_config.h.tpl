@@ -57,6 +57,8 @@ constexpr int32_t kMaxThreads = {{MAX_THREADS}};
 // The bytes one of {{TILE_CACHE}}'s ways spans (its sets times its line); 0 where the descriptor does not give its
 // associativity. Lines a multiple of it apart share a set.
 constexpr int64_t kTileCacheWayBytes = {{TILE_CACHE_WAY_BYTES}};
+// {{TILE_CACHE}}'s line: what a store of part of one moves.
+constexpr int64_t kLineBytes = {{LINE_BYTES}};
 // The model's top level, whose parallel units are the thread count.
 constexpr int kTopLevel = {{TOP_LEVEL}};
 

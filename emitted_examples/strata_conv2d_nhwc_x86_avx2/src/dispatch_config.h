@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   be5f1ba13a46c250634c9a7b229b3d9714b3c2719c8322e1455ef1e58a01f8bc  template cpu/dispatch_config.h.tpl
+//   4a2f708a1655cd46f9abbfae13df73d86952ec2f099f707c149816f927989057  template cpu/dispatch_config.h.tpl
 
 // The dispatcher's configuration of strata_conv2d_nhwc_x86_avx2: the kernel table (the generator's selection; manifest.yaml says why
 // each kernel is here), the machine as its model sees it, and the thresholds taken from the descriptor's memory
@@ -73,6 +73,8 @@ constexpr int32_t kMaxThreads = 256;
 // The bytes one of l1's ways spans (its sets times its line); 0 where the descriptor does not give its
 // associativity. Lines a multiple of it apart share a set.
 constexpr int64_t kTileCacheWayBytes = 4096;
+// l1's line: what a store of part of one moves.
+constexpr int64_t kLineBytes = 64;
 // The model's top level, whose parallel units are the thread count.
 constexpr int kTopLevel = 2;
 

@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   3a76d30b97ae21e4288b3689a601248ba9ce499318937ca1fc922b73c8555867  template cpu/runtime/dispatch_prices.h
+//   4c685f3b72a9492b96654450c17ecb0150397bbbf04ad3141c902325833086d5  template cpu/runtime/dispatch_prices.h
 
 // Part of the dispatcher (see dispatch_rules.h): the prices of the direct, streamed and held-row paths, the
 // thread counts worth trying, and the lower bounds that skip kernels which cannot win.
@@ -150,6 +150,20 @@ double call_bytes(int64_t M, int64_t N, int64_t K) {
          2.0 * static_cast<double>(M * N) * m.c_bytes;
 }
 
+// What a packed call moves at least: A and B once, and C read and written once per column of blocks (n1 wide).
+// Where the blocks split C's rows, each part of a row is whole lines: a line more than its bytes, less an element,
+// at any alignment.
+double packed_call_bytes(const Kernel& k, int64_t M, int64_t N, int64_t K) {
+  const strata_model::Machine& m = kMachine;
+  if (M == 0 || N == 0) return 0.0;
+  const int64_t columns = strata_model::ceil_div(N, k.n1);
+  const double line_bytes = std::max(static_cast<double>(kLineBytes), m.c_bytes);  // 0: not given
+  const double row_part_bytes = columns > 1 ? static_cast<double>(k.n1) * m.c_bytes + line_bytes - m.c_bytes
+                                            : static_cast<double>(N) * m.c_bytes;
+  return static_cast<double>(M * K) * m.a_bytes + static_cast<double>(K * N) * m.b_bytes +
+         2.0 * static_cast<double>(M) * static_cast<double>(columns) * row_part_bytes;
+}
+
 DirectWork tiles_work(int32_t id, int64_t M, int64_t N, int64_t K, int64_t slice, int64_t block_rows, double bytes,
                       bool b_outer);  // see below
 
@@ -245,6 +259,25 @@ DirectWork tiles_work(int32_t id, int64_t M, int64_t N, int64_t K, int64_t slice
 // The inverse of a level's bandwidth, for direct_seconds.
 constexpr double seconds_per_byte(const strata_model::LevelParams& level) { return 1.0 / level.bandwidth_Bps; }
 
+// The time `bytes` take to stream, each of `threads` threads moving its share (share: 1 / threads) at its own
+// bandwidth: the direct cache's, or the outer cache's per-unit share (which was measured with every unit reading at
+// once) when they do not fit there. Only what does not fit in the outer cache either shares the memory's bandwidth:
+// capping data that stays in the outer cache at it makes two threads look no faster than one, and such calls run
+// alone, slower (measurements: docs/perf/2026-11-27-cpu-runtime-evidence.md, "direct-bandwidth").
+double streaming_seconds(double bytes, double share) {
+  const strata_model::Machine& m = kMachine;
+  STRATA_CONFIG_CONSTEXPR double kDirectByteS = seconds_per_byte(kMachine.level[1]);
+  STRATA_CONFIG_CONSTEXPR double kOuterByteS = seconds_per_byte(kMachine.level[kMachine.num_levels - 1]);
+  STRATA_CONFIG_CONSTEXPR double kMemoryByteS = seconds_per_byte(kMachine.problem);
+  const bool cached = bytes <= static_cast<double>(kDirectBytes);
+  const double latency_s = cached ? m.level[1].latency_s : m.level[m.num_levels - 1].latency_s;
+  const double byte_s = cached ? kDirectByteS : kOuterByteS;
+  double thread_byte_s = byte_s * share;
+  if (bytes > static_cast<double>(kOuterBytes))
+    thread_byte_s = std::max(thread_byte_s, std::min(byte_s, kMemoryByteS));
+  return latency_s + bytes * thread_byte_s;
+}
+
 // (share: 1 / threads.) Multiplies rather than divides, for the reason ThreadCounts gives: the busiest thread's
 // tiles, ceil(tiles / threads), come from tiles * share, which is within a few parts in 2^53 of the quotient (an
 // integer exactly when threads divides tiles, else at least 1 / threads above one), truncated after adding 1 - 1e-6.
@@ -258,22 +291,7 @@ double direct_seconds(const DirectWork& work, int64_t threads, double share) {
     busiest = static_cast<double>(static_cast<int64_t>(tiles * share + (1.0 - 1e-6))) * work.per_tile;
   }
   const double compute_s = work.compute_s * busiest;
-  // Each thread streams its share at its own bandwidth: the direct cache's, or the outer cache's per-unit share
-  // (which was measured with every unit reading at once) when they do not fit there. Only what does not fit in the
-  // outer cache either shares the memory's bandwidth: capping data that stays in the outer cache at it makes two
-  // threads look no faster than one, and such calls run alone, slower (measurements:
-  // docs/perf/2026-11-27-cpu-runtime-evidence.md, "direct-bandwidth").
-  STRATA_CONFIG_CONSTEXPR double kDirectByteS = seconds_per_byte(kMachine.level[1]);
-  STRATA_CONFIG_CONSTEXPR double kOuterByteS = seconds_per_byte(kMachine.level[kMachine.num_levels - 1]);
-  STRATA_CONFIG_CONSTEXPR double kMemoryByteS = seconds_per_byte(kMachine.problem);
-  const bool cached = work.bytes <= static_cast<double>(kDirectBytes);
-  const double latency_s = cached ? m.level[1].latency_s : m.level[m.num_levels - 1].latency_s;
-  const double byte_s = cached ? kDirectByteS : kOuterByteS;
-  double thread_byte_s = byte_s * share;
-  if (work.bytes > static_cast<double>(kOuterBytes))
-    thread_byte_s = std::max(thread_byte_s, std::min(byte_s, kMemoryByteS));
-  const double memory_s = latency_s + work.bytes * thread_byte_s;
-  return m.launch_s + std::max(compute_s, memory_s) + work.calls_s * busiest;
+  return m.launch_s + std::max(compute_s, streaming_seconds(work.bytes, share)) + work.calls_s * busiest;
 }
 
 // A packed call whose B is streamed (see streamed_rows and run_streamed) runs its register tiles over B in place, as

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   be5f1ba13a46c250634c9a7b229b3d9714b3c2719c8322e1455ef1e58a01f8bc  template cpu/dispatch_config.h.tpl
+//   4a2f708a1655cd46f9abbfae13df73d86952ec2f099f707c149816f927989057  template cpu/dispatch_config.h.tpl
 
 // The dispatcher's configuration of strata_sgemm_neoverse_n1: the kernel table (the generator's selection; manifest.yaml says why
 // each kernel is here), the machine as its model sees it, and the thresholds taken from the descriptor's memory
@@ -73,6 +73,8 @@ constexpr int32_t kMaxThreads = 256;
 // The bytes one of l1's ways spans (its sets times its line); 0 where the descriptor does not give its
 // associativity. Lines a multiple of it apart share a set.
 constexpr int64_t kTileCacheWayBytes = 16384;
+// l1's line: what a store of part of one moves.
+constexpr int64_t kLineBytes = 64;
 // The model's top level, whose parallel units are the thread count.
 constexpr int kTopLevel = 2;
 

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   be5f1ba13a46c250634c9a7b229b3d9714b3c2719c8322e1455ef1e58a01f8bc  template cpu/dispatch_config.h.tpl
+//   4a2f708a1655cd46f9abbfae13df73d86952ec2f099f707c149816f927989057  template cpu/dispatch_config.h.tpl
 
 // The dispatcher's configuration of strata_sgemm_zen4_avx512: the kernel table (the generator's selection; manifest.yaml says why
 // each kernel is here), the machine as its model sees it, and the thresholds taken from the descriptor's memory
@@ -71,6 +71,8 @@ constexpr int32_t kMaxThreads = 256;
 // The bytes one of l1's ways spans (its sets times its line); 0 where the descriptor does not give its
 // associativity. Lines a multiple of it apart share a set.
 constexpr int64_t kTileCacheWayBytes = 4096;
+// l1's line: what a store of part of one moves.
+constexpr int64_t kLineBytes = 64;
 // The model's top level, whose parallel units are the thread count.
 constexpr int kTopLevel = 2;
 

@@ -22,6 +22,7 @@ thread_local int64_t kVectorFloats = 0;
 thread_local int64_t kOuterBytes = 0;
 thread_local int64_t kStreamABytes = 0;
 thread_local int64_t kTileCacheWayBytes = 0;
+thread_local int64_t kLineBytes = 0;
 thread_local int kTopLevel = 0;
 constexpr int32_t kMaxThreads = 256;  // strata::kCpuMaxThreads, a package's cap
 
