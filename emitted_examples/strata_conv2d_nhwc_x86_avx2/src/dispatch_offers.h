@@ -5,7 +5,7 @@
 //   12bf36d744da03422fe405da89562354209cfe1fde4b5e824aaa79570f70770f  arch x86_avx2
 //   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   ec146053bbd561bea25297dc2a6997a0e4daebab7f02bfea66ca07339c75ea42  profile records
-//   82da363da904532d50adf6381b9deb030b89aa24b4267cd019bdeb049cab05c5  template cpu/runtime/dispatch_offers.h
+//   9728ff4471a3e5badf57b65e9365765c3b7a90131df22adb5ba76c83aae5c030  template cpu/runtime/dispatch_offers.h
 
 // Part of the dispatcher (see dispatch_rules.h): every kernel's plans priced by the parts before (offer_kernel) and
 // the cheapest kept (cheapest_plan), which the package's planner and the generator's selection both choose through.
@@ -85,8 +85,9 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
     tiling.l1.pack_b_s = pack_b_s;
     if ((layout & kGatherA) != 0) tiling.l1.pack_a_s += gather_runs_s(k, conv_channels(layout));
     strata_model::estimate_units(kMachine, tiling, shape, kTopLevel, counts.count, counts.size, seconds);
-    // Profiled blocks carry the data movement of a block whose C came from the outer cache; a call whose data
-    // lives further out still moves it at that memory's bandwidth (docs/perf/2026-12-02-zen5-memory-floor).
+    // The model moves C once per call; blocks narrower than C's rows move each row once per column of blocks, each
+    // part in whole lines, and a call costs at least that traffic at the bandwidth direct_seconds streams it at
+    // (docs/perf/2026-12-02-zen5-memory-floor).
     const double bytes = packed_call_bytes(k, M, N, K);
     for (int i = 0; i < counts.size; ++i)
       seconds[i] = std::max(seconds[i], kMachine.launch_s + streaming_seconds(bytes, counts.share[i]));

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   82da363da904532d50adf6381b9deb030b89aa24b4267cd019bdeb049cab05c5  template cpu/runtime/dispatch_offers.h
+//   9728ff4471a3e5badf57b65e9365765c3b7a90131df22adb5ba76c83aae5c030  template cpu/runtime/dispatch_offers.h
 
 // Part of the dispatcher (see dispatch_rules.h): every kernel's plans priced by the parts before (offer_kernel) and
 // the cheapest kept (cheapest_plan), which the package's planner and the generator's selection both choose through.
@@ -85,8 +85,9 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
     tiling.l1.pack_b_s = pack_b_s;
     if ((layout & kGatherA) != 0) tiling.l1.pack_a_s += gather_runs_s(k, conv_channels(layout));
     strata_model::estimate_units(kMachine, tiling, shape, kTopLevel, counts.count, counts.size, seconds);
-    // Profiled blocks carry the data movement of a block whose C came from the outer cache; a call whose data
-    // lives further out still moves it at that memory's bandwidth (docs/perf/2026-12-02-zen5-memory-floor).
+    // The model moves C once per call; blocks narrower than C's rows move each row once per column of blocks, each
+    // part in whole lines, and a call costs at least that traffic at the bandwidth direct_seconds streams it at
+    // (docs/perf/2026-12-02-zen5-memory-floor).
     const double bytes = packed_call_bytes(k, M, N, K);
     for (int i = 0; i < counts.size; ++i)
       seconds[i] = std::max(seconds[i], kMachine.launch_s + streaming_seconds(bytes, counts.share[i]));

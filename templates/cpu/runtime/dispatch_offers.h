@@ -76,8 +76,9 @@ void offer_path(int32_t id, int64_t M, int64_t N, int64_t K, int32_t layout, con
     tiling.l1.pack_b_s = pack_b_s;
     if ((layout & kGatherA) != 0) tiling.l1.pack_a_s += gather_runs_s(k, conv_channels(layout));
     strata_model::estimate_units(kMachine, tiling, shape, kTopLevel, counts.count, counts.size, seconds);
-    // Profiled blocks carry the data movement of a block whose C came from the outer cache; a call whose data
-    // lives further out still moves it at that memory's bandwidth (docs/perf/2026-12-02-zen5-memory-floor).
+    // The model moves C once per call; blocks narrower than C's rows move each row once per column of blocks, each
+    // part in whole lines, and a call costs at least that traffic at the bandwidth direct_seconds streams it at
+    // (docs/perf/2026-12-02-zen5-memory-floor).
     const double bytes = packed_call_bytes(k, M, N, K);
     for (int i = 0; i < counts.size; ++i)
       seconds[i] = std::max(seconds[i], kMachine.launch_s + streaming_seconds(bytes, counts.share[i]));
