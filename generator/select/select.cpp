@@ -114,7 +114,7 @@ struct OutermostTable {
     for (size_t row = 0; row < candidate.size(); ++row) {
       const auto& e = extent_of[row];
       const double bound = counts[0][e[0]] * counts[1][e[1]] * counts[2][e[2]] * sub_s[row];
-      if (bound > best_t || (bound == best_t && candidate[row] > best_i)) continue;
+      if (bound > best_t || (bound == best_t && candidate[row] >= best_i)) continue;  // the hint is priced
       price(row);
     }
     return best_i;
@@ -214,7 +214,7 @@ Selection select_kernels(const SieveResult& sieve, const strata_model::Machine& 
   // Scanning is independent per shape: spread it over the cores, then merge in shape order (deterministic).
   std::vector<int> best_of(coarse.size(), -1);
   // GPU: the whole-call model of every buildable outermost candidate (its grid tile spans the block's k range, so the
-  // problem level's time is not the Eq. 5 bound below).
+  // problem level's time is not the Eq. 5 bound OutermostTable prunes with).
   std::vector<strata_model::Tiling> top_tilings;
   std::vector<int64_t> top_occupancy;
   if (gpu != nullptr) {

@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   8ba20ae8d9e8b4f1324aed4e800bb8ae8dc25fae2f9cabc1ab9fd91fdc6a755e  op conv2d_nhwc
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   4c685f3b72a9492b96654450c17ecb0150397bbbf04ad3141c902325833086d5  template cpu/runtime/dispatch_prices.h
+//   e27c221993fe9bc1858f952f69f4167b4e49643d8de4b385c05e77e20a4c822a  template cpu/runtime/dispatch_prices.h
 
 // Part of the dispatcher (see dispatch_rules.h): the prices of the direct, streamed and held-row paths, the
 // thread counts worth trying, and the lower bounds that skip kernels which cannot win.
@@ -155,11 +155,10 @@ double call_bytes(int64_t M, int64_t N, int64_t K) {
 // at any alignment.
 double packed_call_bytes(const Kernel& k, int64_t M, int64_t N, int64_t K) {
   const strata_model::Machine& m = kMachine;
-  if (M == 0 || N == 0) return 0.0;
   const int64_t columns = strata_model::ceil_div(N, k.n1);
+  if (M == 0 || columns <= 1) return call_bytes(M, N, K);
   const double line_bytes = std::max(static_cast<double>(kLineBytes), m.c_bytes);  // 0: not given
-  const double row_part_bytes = columns > 1 ? static_cast<double>(k.n1) * m.c_bytes + line_bytes - m.c_bytes
-                                            : static_cast<double>(N) * m.c_bytes;
+  const double row_part_bytes = static_cast<double>(k.n1) * m.c_bytes + line_bytes - m.c_bytes;
   return static_cast<double>(M * K) * m.a_bytes + static_cast<double>(K * N) * m.b_bytes +
          2.0 * static_cast<double>(M) * static_cast<double>(columns) * row_part_bytes;
 }

@@ -4,7 +4,7 @@
 // Inputs (sha256):
 //   9d046ef9ddcfaba6af8273960da1e0d953b3903003f1593997e63105b54af575  arch neoverse_n1
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
-//   4c685f3b72a9492b96654450c17ecb0150397bbbf04ad3141c902325833086d5  template cpu/runtime/dispatch_prices.h
+//   e27c221993fe9bc1858f952f69f4167b4e49643d8de4b385c05e77e20a4c822a  template cpu/runtime/dispatch_prices.h
 
 // Part of the dispatcher (see dispatch_rules.h): the prices of the direct, streamed and held-row paths, the
 // thread counts worth trying, and the lower bounds that skip kernels which cannot win.
@@ -154,11 +154,10 @@ double call_bytes(int64_t M, int64_t N, int64_t K) {
 // at any alignment.
 double packed_call_bytes(const Kernel& k, int64_t M, int64_t N, int64_t K) {
   const strata_model::Machine& m = kMachine;
-  if (M == 0 || N == 0) return 0.0;
   const int64_t columns = strata_model::ceil_div(N, k.n1);
+  if (M == 0 || columns <= 1) return call_bytes(M, N, K);
   const double line_bytes = std::max(static_cast<double>(kLineBytes), m.c_bytes);  // 0: not given
-  const double row_part_bytes = columns > 1 ? static_cast<double>(k.n1) * m.c_bytes + line_bytes - m.c_bytes
-                                            : static_cast<double>(N) * m.c_bytes;
+  const double row_part_bytes = static_cast<double>(k.n1) * m.c_bytes + line_bytes - m.c_bytes;
   return static_cast<double>(M * K) * m.a_bytes + static_cast<double>(K * N) * m.b_bytes +
          2.0 * static_cast<double>(M) * static_cast<double>(columns) * row_part_bytes;
 }

@@ -146,11 +146,10 @@ double call_bytes(int64_t M, int64_t N, int64_t K) {
 // at any alignment.
 double packed_call_bytes(const Kernel& k, int64_t M, int64_t N, int64_t K) {
   const strata_model::Machine& m = kMachine;
-  if (M == 0 || N == 0) return 0.0;
   const int64_t columns = strata_model::ceil_div(N, k.n1);
+  if (M == 0 || columns <= 1) return call_bytes(M, N, K);
   const double line_bytes = std::max(static_cast<double>(kLineBytes), m.c_bytes);  // 0: not given
-  const double row_part_bytes = columns > 1 ? static_cast<double>(k.n1) * m.c_bytes + line_bytes - m.c_bytes
-                                            : static_cast<double>(N) * m.c_bytes;
+  const double row_part_bytes = static_cast<double>(k.n1) * m.c_bytes + line_bytes - m.c_bytes;
   return static_cast<double>(M * K) * m.a_bytes + static_cast<double>(K * N) * m.b_bytes +
          2.0 * static_cast<double>(M) * static_cast<double>(columns) * row_part_bytes;
 }
