@@ -29,7 +29,7 @@
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_MAJOR 0
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_MINOR 1
 #define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_PATCH 0
-#define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_STRING "0.1.0+db87a761c557"
+#define STRATA_CONV2D_NHWC_X86_AVX2_VERSION_STRING "0.1.0+d5d3ddf742fd"
 
 /* STRATA_CONV2D_NHWC_X86_AVX2_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_CONV2D_NHWC_X86_AVX2_SHARED for the library and its users and

@@ -29,7 +29,7 @@
 #define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_MAJOR 0
 #define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_MINOR 1
 #define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_PATCH 0
-#define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_STRING "0.1.0+deeb2b0cc77b"
+#define STRATA_CONV2D_NHWC_ZEN4_AVX512_VERSION_STRING "0.1.0+98c7326fd98a"
 
 /* STRATA_CONV2D_NHWC_ZEN4_AVX512_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_CONV2D_NHWC_ZEN4_AVX512_SHARED for the library and its users and

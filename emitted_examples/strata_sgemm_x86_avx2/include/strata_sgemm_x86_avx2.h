@@ -29,7 +29,7 @@
 #define STRATA_SGEMM_X86_AVX2_VERSION_MAJOR 0
 #define STRATA_SGEMM_X86_AVX2_VERSION_MINOR 1
 #define STRATA_SGEMM_X86_AVX2_VERSION_PATCH 0
-#define STRATA_SGEMM_X86_AVX2_VERSION_STRING "0.1.0+801e0ca3bfb0"
+#define STRATA_SGEMM_X86_AVX2_VERSION_STRING "0.1.0+527ee5f3057a"
 
 /* STRATA_SGEMM_X86_AVX2_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_X86_AVX2_SHARED for the library and its users and

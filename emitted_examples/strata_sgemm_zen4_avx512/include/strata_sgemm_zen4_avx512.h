@@ -29,7 +29,7 @@
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_MAJOR 0
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_MINOR 1
 #define STRATA_SGEMM_ZEN4_AVX512_VERSION_PATCH 0
-#define STRATA_SGEMM_ZEN4_AVX512_VERSION_STRING "0.1.0+421b11a39e8b"
+#define STRATA_SGEMM_ZEN4_AVX512_VERSION_STRING "0.1.0+f18acf5712b2"
 
 /* STRATA_SGEMM_ZEN4_AVX512_API marks the entry points, the only symbols a shared build exports (everything else is hidden).
  * For a Windows DLL, CMakeLists.txt defines STRATA_SGEMM_ZEN4_AVX512_SHARED for the library and its users and

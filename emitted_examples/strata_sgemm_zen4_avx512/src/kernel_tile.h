@@ -5,7 +5,7 @@
 //   6fa77b0e91c0892138d58e18ee60318b3f7de8d152d0b67621123b14bab015bf  arch zen4_avx512
 //   f76ca6cb12af76a23b961586a066effd48f296676e8e4ac5181d591b17f3d68b  op sgemm
 //   f93204ae70d7fd4e187130194ebac8922eb1d81d5e8e5361914ac8d63605cb28  profile records
-//   deb0739888cbd7f57d68149e89d6d2ab226284ca9d0426f8e4c5b3808386e36f  template cpu/runtime/kernel_tile.h
+//   6d902ef18791b9aece7a4ed1919d1fae8d578975ce403bfa25f7d4aaa5a14c82  template cpu/runtime/kernel_tile.h
 
 // The register tile of the CPU micro-kernels, generic over its shape: the tile body (k loop, prefetches, epilogue),
 // its instantiation for every edge size, and the packing of A and B into the micro-panels it reads. Fixed text,
@@ -33,9 +33,13 @@ namespace {
 // K) the epilogue is as long as the k loop, so the multiply by alpha and the test of beta are not paid per vector.
 enum class Epilogue { kStore, kScale, kScaleAccumulate };  // C = acc, C = alpha acc, C = alpha acc + beta C
 
-// C[row] = acc under `mode` for the vectors of one row; `last` masks the final vector.
+// C[row] = acc under `mode` for the vectors of one row; `last` masks the final vector. Always inlined: called, it
+// makes the tile spill its accumulators (the calling convention saves no vector register), and GCC 12 stops inlining
+// it into the packed tiles once a masked store is more than one instruction (see simd_avx2.h; measurements:
+// docs/perf/2026-12-02-zen3-masked-stores/, "inlined-epilogue").
 template <Epilogue kMode, int kVecs>
-inline void store_row(float* c, const Vec* acc, Vec alpha, Vec beta, Mask full, Mask last) {
+__attribute__((always_inline)) inline void store_row(float* c, const Vec* acc, Vec alpha, Vec beta, Mask full,
+                                                     Mask last) {
   for (int v = 0; v < kVecs; ++v) {
     const Mask m = v == kVecs - 1 ? last : full;
     Vec out = acc[v];

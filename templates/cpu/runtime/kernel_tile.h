@@ -24,9 +24,13 @@ namespace {
 // K) the epilogue is as long as the k loop, so the multiply by alpha and the test of beta are not paid per vector.
 enum class Epilogue { kStore, kScale, kScaleAccumulate };  // C = acc, C = alpha acc, C = alpha acc + beta C
 
-// C[row] = acc under `mode` for the vectors of one row; `last` masks the final vector.
+// C[row] = acc under `mode` for the vectors of one row; `last` masks the final vector. Always inlined: called, it
+// makes the tile spill its accumulators (the calling convention saves no vector register), and GCC 12 stops inlining
+// it into the packed tiles once a masked store is more than one instruction (see simd_avx2.h; measurements:
+// docs/perf/2026-12-02-zen3-masked-stores/, "inlined-epilogue").
 template <Epilogue kMode, int kVecs>
-inline void store_row(float* c, const Vec* acc, Vec alpha, Vec beta, Mask full, Mask last) {
+__attribute__((always_inline)) inline void store_row(float* c, const Vec* acc, Vec alpha, Vec beta, Mask full,
+                                                     Mask last) {
   for (int v = 0; v < kVecs; ++v) {
     const Mask m = v == kVecs - 1 ? last : full;
     Vec out = acc[v];

@@ -13,7 +13,14 @@ namespace STRATA_PACKAGE_INTERNAL {
 namespace {
 
 using Vec = __m256;
-using Mask = __m256i;
+// The first `lanes` lanes of a vector (lane_mask makes every mask): masked loads take their bits, masked stores their
+// count. A VMASKMOVPS store is microcoded on AMD cores (about 22 cycles on Zen 3, where a plain store takes one:
+// docs/perf/2026-12-02-zen3-masked-stores/, "masked-store"), so a prefix is stored as at most three plain stores of
+// its 4-, 2- and 1-lane parts; a full mask, a constant in every full tile, folds to one vector store.
+struct Mask {
+  __m256i bits;
+  int lanes;
+};
 constexpr int kLanes = 8;
 
 inline Vec vzero() { return _mm256_setzero_ps(); }
@@ -44,10 +51,27 @@ inline Vec vmul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
   return v;
 }
 inline Mask lane_mask(int lanes) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  return Mask{_mm256_cmpgt_epi32(_mm256_set1_epi32(lanes), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)), lanes};
 }
-inline Vec vload_masked(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
-inline void vstore_masked(float* p, Mask m, Vec v) { _mm256_maskstore_ps(p, m, v); }
+inline Vec vload_masked(const float* p, Mask m) { return _mm256_maskload_ps(p, m.bits); }
+__attribute__((always_inline)) inline void vstore_masked(float* p, Mask m, Vec v) {
+  if (m.lanes >= kLanes) {
+    _mm256_storeu_ps(p, v);
+    return;
+  }
+  __m128 part = _mm256_castps256_ps128(v);
+  if (m.lanes & 4) {
+    _mm_storeu_ps(p, part);
+    part = _mm256_extractf128_ps(v, 1);
+    p += 4;
+  }
+  if (m.lanes & 2) {
+    _mm_storel_pi(reinterpret_cast<__m64*>(p), part);
+    part = _mm_movehl_ps(part, part);
+    p += 2;
+  }
+  if (m.lanes & 1) _mm_store_ss(p, part);
+}
 inline float vsum(Vec v) {
   __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   x = _mm_add_ps(x, _mm_movehl_ps(x, x));
